@@ -81,7 +81,7 @@ def _valid(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig, lay: Layouts) -
     ok &= (m.heads % tp == 0) & (m.kv_heads % np.minimum(tp, m.kv_heads) == 0)
     ok &= m.layers % (pp * v) == 0
     ok &= ((m.seq_len % (2 * cp)) == 0) | (cp == 1)
-    ok &= tr.global_batch_seqs % (dp * b) == 0
+    ok &= tr.global_batch_seqs % np.maximum(dp * b, 1) == 0
     ok &= (v == 1) | ((pp > 1) & ((tr.global_batch_seqs // np.maximum(dp * b, 1)) % pp == 0))
     return ok
 
