@@ -1,0 +1,1 @@
+"""clustertco: what a GPU training cluster really costs and how fast it really trains."""

@@ -1,0 +1,1 @@
+"""The pure core: numbers in, numbers out. Standard library and numpy only."""
