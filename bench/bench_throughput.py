@@ -12,8 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.hardware.catalog import fabric, gpu  # noqa: E402
-from app.modelling.throughput import (  # noqa: E402
+from app.hardware.catalog import fabric, gpu
+from app.modelling.throughput import (
     ClusterConfig,
     TrainingConfig,
     estimate,
