@@ -1,0 +1,75 @@
+"""Throughput: JSON API and the page."""
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from pydantic import ValidationError
+
+from app.errors import AppError
+from app.hardware import catalog
+from app.modelling.throughput import PRESETS
+from app.throughput.charts import memory_figure, scaling_figure, step_figure
+from app.throughput.schemas import (
+    KvCacheRequest,
+    KvCacheResponse,
+    ModelInput,
+    ThroughputRequest,
+    ThroughputResponse,
+)
+from app.throughput.service import compute_kv_cache, compute_throughput
+from app.web.templating import templates
+
+router = APIRouter(prefix="/api/v1", tags=["throughput"])
+pages = APIRouter(include_in_schema=False)
+
+# Form fields of the page (flat); the model preset maps to ThroughputRequest.model.preset.
+FORM_FIELDS = ("preset", "gpu", "nodes", "scale_out_fabric", "oversubscription",
+               "global_batch_seqs", "total_tokens", "precision", "recompute")
+
+
+@router.post("/throughput", response_model=ThroughputResponse)
+def post_throughput(req: ThroughputRequest) -> ThroughputResponse:
+    """Step time, memory, MFU, tokens/day, goodput and time to train for one cluster, plus
+    the throughput-vs-GPU-count curve on several scale-out fabrics. Pure computation."""
+    return compute_throughput(req)
+
+
+@router.post("/kv-cache", response_model=KvCacheResponse)
+def post_kv_cache(req: KvCacheRequest) -> KvCacheResponse:
+    """Inference KV-cache memory for a context, and the GPUs context parallelism needs."""
+    return compute_kv_cache(req)
+
+
+def _request_from_form(raw: dict[str, str]) -> ThroughputRequest:
+    body: dict[str, Any] = {k: v for k, v in raw.items() if k in FORM_FIELDS and k != "preset"}
+    body["model"] = ModelInput(preset=raw.get("preset", "llama3-70b"))
+    return ThroughputRequest.model_validate(body)
+
+
+@pages.get("/throughput", response_class=HTMLResponse)
+def throughput_page(request: Request) -> Response:
+    raw = {k: v for k, v in request.query_params.items() if v != ""}
+    defaults = ThroughputRequest()
+    form = {"preset": "llama3-70b", **defaults.model_dump(include=set(FORM_FIELDS)), **raw}
+    context: dict[str, Any] = {
+        "form": form, "errors": {}, "presets": sorted(PRESETS),
+        "gpus": sorted(catalog.load_gpus()),
+        "fabrics": [f.name for f in catalog.load_fabrics().values()
+                    if f.kind not in ("nvlink", "pcie")]}
+    status = 200
+    try:
+        result = compute_throughput(_request_from_form(raw))
+        context.update(result=result, step_json=step_figure(result),
+                       memory_json=memory_figure(result), scaling_json=scaling_figure(result))
+    except ValidationError as exc:
+        context["errors"] = {str(e["loc"][-1]) if e["loc"] else "form": e["msg"]
+                             for e in exc.errors()}
+        status = 422
+    except AppError as exc:
+        context["errors"] = {e["field"]: e["reason"] for e in exc.errors} or {"form": exc.detail}
+        status = exc.status
+    if request.headers.get("HX-Request") == "true":
+        return templates.TemplateResponse(request, "throughput.html", context,
+                                          block_name="results")
+    return templates.TemplateResponse(request, "throughput.html", context, status_code=status)

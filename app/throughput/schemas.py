@@ -1,0 +1,162 @@
+"""Throughput request/response bodies. Every number is bounded; names carry units."""
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Strict = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class ModelInput(BaseModel):
+    """A preset name, or a full dense-decoder shape (then every shape field is required)."""
+
+    model_config = Strict
+
+    preset: str | None = Field("llama3-70b", max_length=32, examples=["llama3-70b"])
+    layers: int | None = Field(None, ge=1, le=512)
+    hidden: int | None = Field(None, ge=64, le=65536)
+    ffn: int | None = Field(None, ge=64, le=262144)
+    heads: int | None = Field(None, ge=1, le=1024)
+    kv_heads: int | None = Field(None, ge=1, le=1024)
+    vocab: int | None = Field(None, ge=1, le=1_000_000)
+    seq_len: int | None = Field(None, ge=16, le=2_097_152)
+
+    @model_validator(mode="after")
+    def _preset_or_shape(self) -> "ModelInput":
+        shape = (self.layers, self.hidden, self.ffn, self.heads, self.kv_heads, self.vocab,
+                 self.seq_len)
+        if self.preset is None and any(v is None for v in shape):
+            raise ValueError("give a preset, or all of layers, hidden, ffn, heads, kv_heads, "
+                             "vocab and seq_len")
+        return self
+
+
+class LayoutInput(BaseModel):
+    model_config = Strict
+
+    tp: int = Field(1, ge=1, le=72)
+    pp: int = Field(1, ge=1, le=512)
+    dp: int = Field(1, ge=1, le=131072)
+    cp: int = Field(1, ge=1, le=64)
+    microbatch: int = Field(1, ge=1, le=256)
+    interleave: int = Field(1, ge=1, le=16)
+
+
+class ThroughputRequest(BaseModel):
+    model_config = Strict
+
+    model: ModelInput = Field(default_factory=lambda: ModelInput())
+    gpu: str = Field("H100 SXM 80GB", max_length=64)
+    gpus_per_node: int = Field(8, ge=1, le=72)
+    nodes: int = Field(8, ge=1, le=4096)
+    scale_up_fabric: str | None = Field(None, max_length=64,
+                                        description="Default: the GPU's own NVLink/xGMI")
+    scale_out_fabric: str = Field("InfiniBand NDR", max_length=64)
+    nics_per_node: int = Field(8, ge=1, le=32)
+    nic_gbps: float | None = Field(None, gt=0, le=3200,
+                                   description="Per NIC port; default the fabric's port rate")
+    topology: Literal["fat_tree", "rail_optimized", "dragonfly_plus"] = "fat_tree"
+    oversubscription: float = Field(1.0, ge=1.0, le=16.0)
+    packet_loss_rate: float | None = Field(None, ge=0.0, le=0.1)
+    storage_gbytes_per_s: float = Field(100.0, gt=0, le=100_000)
+    data_shares_network: bool = False
+    precision: Literal["bf16", "fp8"] = "bf16"
+    recompute: Literal["none", "selective", "full"] = "selective"
+    zero_stage: int = Field(1, ge=0, le=3)
+    global_batch_seqs: int = Field(512, ge=1, le=1_000_000)
+    total_tokens: float = Field(1e12, ge=1e6, le=1e15)
+    layout: LayoutInput | None = Field(None, description="null = search every layout (auto)")
+    failures_per_gpu_hour: float | None = Field(None, ge=0, le=1.0,
+                                                description="Default: Llama 3 405B rate")
+    checkpoint_write_gbytes_per_s: float = Field(50.0, gt=0, le=100_000)
+    async_checkpoint: bool = True
+    restart_s: float = Field(600.0, ge=0, le=86_400)
+    scaling_fabrics: list[str] = Field(
+        default_factory=lambda: ["InfiniBand NDR", "RoCEv2 tuned", "RoCEv2 untuned",
+                                 "Ethernet TCP 100G"], max_length=6)
+    scaling_nodes: list[int] = Field(default_factory=lambda: [1, 2, 4, 8, 16, 32, 64],
+                                     max_length=12)
+
+    @model_validator(mode="after")
+    def _bounded_sweep(self) -> "ThroughputRequest":
+        if any(n < 1 or n > 4096 for n in self.scaling_nodes):
+            raise ValueError("scaling_nodes must each be between 1 and 4096")
+        return self
+
+
+class StepBreakdownOut(BaseModel):
+    compute_s: float
+    tp_comm_exposed_s: float
+    cp_comm_exposed_s: float
+    pipeline_bubble_s: float
+    pp_comm_s: float
+    dp_comm_exposed_s: float
+    optimizer_s: float
+    data_stall_s: float
+    step_time_s: float
+
+
+class MemoryOut(BaseModel):
+    weights_bytes: float
+    grads_bytes: float
+    optimizer_bytes: float
+    activations_bytes: float
+    total_bytes: float
+    usable_bytes: float
+
+
+class GoodputOut(BaseModel):
+    mtbf_s: float
+    checkpoint_bytes: float
+    checkpoint_write_s: float
+    checkpoint_blocking_s: float
+    interval_s: float
+    useful_fraction: float
+
+
+class ScalingSeries(BaseModel):
+    fabric: str
+    num_gpus: list[int]
+    tokens_per_s: list[float]
+    mfu: list[float]
+
+
+class ThroughputResponse(BaseModel):
+    model_name: str
+    params: int
+    num_gpus: int
+    layout: LayoutInput
+    fits: bool
+    reason: str
+    step: StepBreakdownOut
+    memory: MemoryOut
+    tokens_per_s: float
+    tokens_per_day: float
+    mfu: float = Field(description="Model FLOPs / (GPUs × dense bf16 peak); causal attention")
+    hfu: float
+    goodput: GoodputOut
+    useful_tokens_per_day: float
+    time_to_train_days: float | None
+    layouts_evaluated: int
+    notes: list[str]
+    scaling: list[ScalingSeries]
+
+
+class KvCacheRequest(BaseModel):
+    model_config = Strict
+
+    model: ModelInput = Field(default_factory=lambda: ModelInput(preset="llama2-7b"))
+    context_tokens: int = Field(1_048_576, ge=1, le=16_777_216)
+    batch: int = Field(1, ge=1, le=4096)
+    gpu: str = Field("H200 SXM 141GB", max_length=64)
+    bytes_per_element: float = Field(2.0, gt=0, le=4)
+
+
+class KvCacheResponse(BaseModel):
+    model_name: str
+    kv_bytes_per_token: float
+    kv_bytes: float
+    weights_bytes: float
+    gpus_needed: int
+    tensor_parallel: int
+    context_parallel: int
