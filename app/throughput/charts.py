@@ -26,7 +26,7 @@ def _stacked(parts: list[tuple[str, str]], values: dict[str, float], scale: floa
             text=[f"{label}: {value:.3g} {unit}"] if value > 0 else None,
             textposition="inside", hovertemplate=f"{label}: %{{x:.3g}} {unit}<extra></extra>"))
     fig.update_layout(**LAYOUT, barmode="stack", height=height, xaxis_title=axis_title,
-                      legend={"orientation": "h", "y": -0.6})
+                      legend={"orientation": "h", "y": -0.6, "traceorder": "normal"})
     return str(fig.to_json())
 
 
@@ -44,10 +44,14 @@ def scaling_figure(r: ThroughputResponse) -> str:
     fig = go.Figure()
     for i, s in enumerate(r.scaling):
         fig.add_trace(go.Scatter(
-            x=s.num_gpus, y=[t * 86400 / 1e9 for t in s.tokens_per_s], name=s.fabric,
+            # A size where nothing fits is a gap, not a zero.
+            x=s.num_gpus, y=[t * 86400 / 1e9 if t > 0 else None for t in s.tokens_per_s],
+            name=s.fabric,
             mode="lines+markers", line={"color": COLOURS[i % 6], "dash": DASHES[i % 6]},
             hovertemplate="%{x} GPUs: %{y:.2f} B tokens/day<extra>" + s.fabric + "</extra>"))
-    fig.update_layout(**LAYOUT, height=360, xaxis_title="GPUs", xaxis_type="log",
+    ticks = sorted({n for s in r.scaling for n in s.num_gpus})
+    fig.update_layout(**LAYOUT, height=360, xaxis_title="GPUs (log scale)", xaxis_type="log",
+                      xaxis_tickvals=ticks, xaxis_ticktext=[str(t) for t in ticks],
                       yaxis_title="Training throughput (billion tokens/day)",
                       legend={"orientation": "h", "y": -0.25})
     return str(fig.to_json())

@@ -51,7 +51,8 @@ def _request_from_form(raw: dict[str, str]) -> ThroughputRequest:
 def throughput_page(request: Request) -> Response:
     raw = {k: v for k, v in request.query_params.items() if v != ""}
     defaults = ThroughputRequest()
-    form = {"preset": "llama3-70b", **defaults.model_dump(include=set(FORM_FIELDS)), **raw}
+    form = {"preset": "llama3-70b", **defaults.model_dump(include=set(FORM_FIELDS)),
+            "total_tokens": f"{defaults.total_tokens:g}", **raw}
     context: dict[str, Any] = {
         "form": form, "errors": {}, "presets": sorted(PRESETS),
         "gpus": sorted(catalog.load_gpus()),
