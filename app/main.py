@@ -1,0 +1,68 @@
+"""The FastAPI application."""
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import plotly
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from app import migrate
+from app.db import session_scope
+from app.errors import install_error_handlers
+from app.pricing.snapshot import load_snapshot
+from app.settings import get_settings
+from app.tco.routes import router as tco_router
+from app.web.routes import router as web_router
+
+ROOT = Path(__file__).resolve().parents[1]
+PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+log = logging.getLogger(__name__)
+
+
+def prepare_database() -> None:
+    """Upgrade the schema to head and load the pricing snapshot (idempotent)."""
+    settings = get_settings()
+    if settings.migrate_on_start:
+        migrate.upgrade(settings.database_url)
+    if settings.load_snapshot_on_start:
+        with session_scope() as session, session.begin():
+            report = load_snapshot(session)
+        log.info("pricing snapshot: %d new price points", report.points_added)
+
+
+@asynccontextmanager
+async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    prepare_database()
+    yield
+
+
+def create_app() -> FastAPI:
+    app = FastAPI(
+        title="clustertco",
+        version="0.1.0",
+        summary="GPU cluster total cost of ownership and training throughput",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    @app.get("/static/vendor/plotly.min.js", include_in_schema=False, name="vendor_plotly")
+    def vendor_plotly() -> FileResponse:
+        # plotly.js ships inside the plotly package: served locally, never from a CDN.
+        return FileResponse(PLOTLY_JS, media_type="text/javascript",
+                            headers={"Cache-Control": "public, max-age=86400"})
+
+    @app.get("/healthz", tags=["ops"])
+    def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    app.include_router(tco_router)
+    app.include_router(web_router)
+    # Mounted last: the plotly route above shares the /static prefix.
+    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    return app
+
+
+app = create_app()

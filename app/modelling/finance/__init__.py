@@ -1,0 +1,1 @@
+"""Finance model: cash flows per way of paying for a GPU cluster."""

@@ -1,0 +1,3 @@
+"""Imports every ORM module so `Base.metadata` knows all tables (used by Alembic)."""
+
+from app.pricing import models as pricing_models  # noqa: F401

@@ -1,0 +1,146 @@
+"""Pricing store tables.
+
+A `PriceItem` is *what* is priced (an AWS instance under one purchase option, a GPU, a switch,
+colocation in a region...). A `PricePoint` is one dated, sourced price of that item. History is
+never overwritten: a newer point closes the previous one (`effective_to`) and a query "as of" a
+date resolves to exactly one point per item (see `repository.prices_as_of`).
+"""
+
+import enum
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import (
+    Enum,
+    ForeignKey,
+    Index,
+    Integer,
+    Numeric,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.db import Base, UtcDateTime
+
+MONEY = Numeric(20, 10)  # AWS publishes rates with 10 decimals
+
+
+class SourceKind(enum.StrEnum):
+    snapshot = "snapshot"
+    aws_api = "aws_api"
+    manual = "manual"
+    procurement_api = "procurement_api"
+
+
+class PriceKind(enum.StrEnum):
+    cloud_instance = "cloud_instance"  # AWS (or other hyperscaler) instance, any purchase option
+    spot = "spot"  # spot price history, per availability zone
+    gpu_cloud = "gpu_cloud"  # non-AWS GPU clouds, $/GPU-hour
+    equipment = "equipment"  # capex: GPUs, servers, switches, NICs, cables, storage, racks
+    colocation = "colocation"  # $/kW-month
+    electricity = "electricity"  # $/kWh
+    facility = "facility"  # non-money facility defaults, e.g. PUE (unit "ratio")
+    staff = "staff"  # $/FTE-year
+
+
+class PurchaseOption(enum.StrEnum):
+    on_demand = "on_demand"
+    reserved = "reserved"
+    compute_savings_plan = "compute_savings_plan"
+    instance_savings_plan = "instance_savings_plan"
+    spot = "spot"
+    capacity_block = "capacity_block"
+    committed = "committed"  # a GPU cloud's term contract
+
+
+class PaymentOption(enum.StrEnum):
+    no_upfront = "no_upfront"
+    partial_upfront = "partial_upfront"
+    all_upfront = "all_upfront"
+
+
+class OfferingClass(enum.StrEnum):
+    standard = "standard"
+    convertible = "convertible"
+
+
+class PriceUnit(enum.StrEnum):
+    usd_per_hour = "usd_per_hour"  # per instance-hour
+    usd_per_gpu_hour = "usd_per_gpu_hour"
+    usd_each = "usd_each"
+    usd_per_kw_month = "usd_per_kw_month"
+    usd_per_kwh = "usd_per_kwh"
+    usd_per_fte_year = "usd_per_fte_year"
+    ratio = "ratio"
+
+
+def _enum(cls: type[enum.Enum]) -> Enum:
+    # Stored as plain strings (no native PG enum types): adding a member needs no DDL.
+    return Enum(cls, native_enum=False, length=32, validate_strings=True)
+
+
+class PriceSource(Base):
+    __tablename__ = "price_source"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[SourceKind] = mapped_column(_enum(SourceKind))
+    url: Mapped[str | None] = mapped_column(Text)
+    retrieved_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    notes: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (UniqueConstraint("name", "retrieved_at"),)
+
+
+class PriceItem(Base):
+    __tablename__ = "price_item"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # Natural key, e.g. "cloud_instance/aws/us-east-1/p5.48xlarge/reserved/12/partial_upfront/
+    # standard": the identity a price history hangs on.
+    item_key: Mapped[str] = mapped_column(String(300), unique=True)
+    kind: Mapped[PriceKind] = mapped_column(_enum(PriceKind))
+    name: Mapped[str] = mapped_column(String(200))
+    unit: Mapped[PriceUnit] = mapped_column(_enum(PriceUnit))
+    provider: Mapped[str | None] = mapped_column(String(64))  # aws, coreweave, nvidia, ...
+    region: Mapped[str | None] = mapped_column(String(64))
+    availability_zone: Mapped[str | None] = mapped_column(String(64))
+    instance_type: Mapped[str | None] = mapped_column(String(64))
+    gpu_model: Mapped[str | None] = mapped_column(String(64))
+    gpu_count: Mapped[int | None] = mapped_column(Integer)
+    purchase_option: Mapped[PurchaseOption | None] = mapped_column(_enum(PurchaseOption))
+    term_months: Mapped[int | None] = mapped_column(Integer)
+    payment_option: Mapped[PaymentOption | None] = mapped_column(_enum(PaymentOption))
+    offering_class: Mapped[OfferingClass | None] = mapped_column(_enum(OfferingClass))
+    category: Mapped[str | None] = mapped_column(String(64))  # equipment: gpu, server, nic...
+    power_w: Mapped[float | None] = mapped_column(Numeric(12, 2, asdecimal=False))
+
+    points: Mapped[list["PricePoint"]] = relationship(back_populates="item")
+
+    __table_args__ = (Index(None, "kind", "gpu_model"),)
+
+
+class PricePoint(Base):
+    __tablename__ = "price_point"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("price_item.id", ondelete="RESTRICT"))
+    source_id: Mapped[int] = mapped_column(ForeignKey("price_source.id", ondelete="RESTRICT"))
+    amount: Mapped[Decimal] = mapped_column(MONEY)  # in the item's unit
+    upfront_usd: Mapped[Decimal | None] = mapped_column(MONEY)  # reserved / all-upfront fees
+    low: Mapped[Decimal | None] = mapped_column(MONEY)  # where only a range is known
+    high: Mapped[Decimal | None] = mapped_column(MONEY)
+    currency: Mapped[str] = mapped_column(String(3), default="USD")
+    effective_from: Mapped[datetime] = mapped_column(UtcDateTime())
+    effective_to: Mapped[datetime | None] = mapped_column(UtcDateTime())
+    retrieved_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    note: Mapped[str | None] = mapped_column(Text)
+
+    item: Mapped[PriceItem] = relationship(back_populates="points")
+    source: Mapped[PriceSource] = relationship()
+
+    # The unique index doubles as the lookup path: resolving "as of" is a range scan on
+    # (item_id, effective_from).
+    __table_args__ = (UniqueConstraint("item_id", "effective_from"),)

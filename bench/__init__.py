@@ -1,0 +1,1 @@
+"""Benchmarks (`make bench`): print figures; never assert on time."""

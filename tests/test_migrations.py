@@ -1,0 +1,43 @@
+"""Migrations: upgrade to head, down to base, up again; and no drift between models and
+migrations (`alembic check`)."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from alembic import command
+from sqlalchemy import inspect
+
+from app import db, migrate
+from tests.conftest import PG_URL, _drop_postgres_database, _fresh_postgres_database
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def scratch_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'scratch.db'}"
+        return
+    if not PG_URL:
+        pytest.skip("TEST_DATABASE_URL not set: PostgreSQL tests skipped")
+    url, name = _fresh_postgres_database()
+    yield url
+    db.get_engine(url).dispose()
+    _drop_postgres_database(name)
+
+
+def _tables(url: str) -> set[str]:
+    return set(inspect(db.get_engine(url)).get_table_names()) - {"alembic_version"}
+
+
+def test_upgrade_downgrade_upgrade(scratch_url: str) -> None:
+    migrate.upgrade(scratch_url)
+    assert {"price_source", "price_item", "price_point"} <= _tables(scratch_url)
+    migrate.downgrade(scratch_url, "base")
+    assert _tables(scratch_url) == set()
+    migrate.upgrade(scratch_url)
+    assert "price_point" in _tables(scratch_url)
+
+
+def test_models_match_migrations(scratch_url: str) -> None:
+    migrate.upgrade(scratch_url)
+    command.check(migrate.alembic_config(scratch_url))  # raises when autogenerate finds drift

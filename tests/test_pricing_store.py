@@ -1,0 +1,81 @@
+"""Pricing store: history resolution, idempotent snapshot, sourced rows."""
+
+import csv
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from app.errors import Conflict
+from app.pricing import repository
+from app.pricing.models import PriceKind, PricePoint, PriceUnit, SourceKind
+from app.pricing.snapshot import SNAPSHOT_DIR, load_snapshot
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def _p5_on_demand(session: Session, when: str) -> Decimal:
+    points = repository.prices_as_of(session, _at(when), {
+        "kind": PriceKind.cloud_instance, "instance_type": "p5.48xlarge",
+        "purchase_option": "on_demand", "region": "us-east-1"})
+    assert len(points) == 1, "as-of must resolve to exactly one price per item"
+    return points[0].amount
+
+
+def test_as_of_resolves_before_and_after_a_recorded_change(session: Session) -> None:
+    load_snapshot(session)
+    assert _p5_on_demand(session, "2024-06-01") == Decimal("98.32")
+    assert _p5_on_demand(session, "2025-05-31") == Decimal("98.32")
+    assert _p5_on_demand(session, "2025-06-01") == Decimal("55.04")
+    assert repository.prices_as_of(session, _at("2023-01-01"),
+                                   {"instance_type": "p5.48xlarge"}) == []
+
+
+def test_snapshot_load_is_idempotent(session: Session) -> None:
+    load_snapshot(session)
+    before = session.scalar(select(func.count()).select_from(PricePoint))
+    report = load_snapshot(session)
+    assert report.points_added == 0
+    assert session.scalar(select(func.count()).select_from(PricePoint)) == before
+
+
+def test_history_is_appended_and_never_rewritten(session: Session) -> None:
+    src = repository.get_or_create_source(session, name="test quote", kind=SourceKind.manual,
+                                          retrieved_at=_at("2026-01-01"))
+    item = repository.get_or_create_item(session, "equipment/test/widget", kind=PriceKind.equipment,
+                                         name="widget", unit=PriceUnit.usd_each)
+    first = repository.NewPrice(Decimal(100), _at("2026-01-01"), _at("2026-01-01"))
+    second = repository.NewPrice(Decimal(90), _at("2026-06-01"), _at("2026-06-01"))
+    backfill = repository.NewPrice(Decimal(95), _at("2026-03-01"), _at("2026-06-01"))
+    assert repository.record_price(session, item, src, first) is not None
+    assert repository.record_price(session, item, src, second) is not None
+    assert repository.record_price(session, item, src, backfill) is not None
+    assert repository.record_price(session, item, src, second) is None  # unchanged: nothing added
+
+
+    rows = repository.prices_as_of(session, _at("2026-02-01"), {"kind": PriceKind.equipment})
+    assert [r.amount for r in rows if r.item_id == item.id] == [Decimal(100)]
+    rows = repository.prices_as_of(session, _at("2026-04-01"), {"kind": PriceKind.equipment})
+    assert [r.amount for r in rows if r.item_id == item.id] == [Decimal(95)]
+    rows = repository.prices_as_of(session, _at("2026-07-01"), {"kind": PriceKind.equipment})
+    assert [r.amount for r in rows if r.item_id == item.id] == [Decimal(90)]
+    with pytest.raises(Conflict):
+        repository.record_price(session, item, src, repository.NewPrice(
+            Decimal(1), _at("2026-06-01"), _at("2026-06-01")))
+
+
+def test_every_snapshot_row_names_a_source_and_a_date() -> None:
+    with (SNAPSHOT_DIR / "sources.csv").open(newline="") as fh:
+        sources = {row["source"]: row for row in csv.DictReader(fh)}
+    assert all(row["retrieved_at"] and row["name"] for row in sources.values())
+    with (SNAPSHOT_DIR / "prices.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows
+    for n, row in enumerate(rows, start=2):
+        assert row["source"] in sources, f"prices.csv line {n}: unknown source {row['source']!r}"
+        assert datetime.fromisoformat(row["effective_from"].replace("Z", "+00:00")), n
+        assert Decimal(row["amount"]) >= 0, n

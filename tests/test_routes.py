@@ -1,0 +1,97 @@
+"""Real HTTP through the app: the page, the htmx fragment, the JSON API and bad input."""
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+HX = {"HX-Request": "true"}
+
+
+def _totals(html: str) -> list[float]:
+    return [float(x) for x in re.findall(r'data-total="([0-9.]+)"', html)]
+
+
+def test_home_page_renders_with_default_answer(client: TestClient) -> None:
+    r = client.get("/")
+    assert r.status_code == 200
+    assert "Rent or buy?" in r.text
+    assert len(_totals(r.text)) == 3
+    assert "/static/vendor/htmx.min.js" in r.text
+    assert "cdn" not in r.text.lower()
+
+
+def test_htmx_fragment_changes_with_utilization(client: TestClient) -> None:
+    low = client.get("/", params={"utilization": "0.2"}, headers=HX)
+    high = client.get("/", params={"utilization": "0.9"}, headers=HX)
+    assert low.status_code == high.status_code == 200
+    assert "<html" not in low.text  # a fragment, not a page
+    assert _totals(low.text) != _totals(high.text)
+
+
+@pytest.mark.parametrize(("params", "field"), [
+    ({"nodes": "-3"}, "nodes"), ({"utilization": "1.7"}, "utilization"),
+    ({"months": "abc"}, "months"), ({"as_of": "yesterday"}, "as_of"),
+])
+def test_bad_form_input_names_the_field(client: TestClient, params: dict[str, str],
+                                        field: str) -> None:
+    page = client.get("/", params=params)
+    assert page.status_code == 422
+    assert f"<b>{field}</b>" in page.text
+    fragment = client.get("/", params=params, headers=HX)
+    assert fragment.status_code == 200
+    assert f'id="err-{field}"' in fragment.text
+
+
+def test_api_tco_matches_hand_computation(client: TestClient) -> None:
+    r = client.post("/api/v1/tco", json={"nodes": 8, "months": 24, "utilization": 1.0,
+                                         "gpu_model": "H100", "as_of": "2026-11-30"})
+    assert r.status_code == 200
+    body = r.json()
+    totals = {o["key"]: o["total_usd"] for o in body["options"]}
+    assert totals["aws_reserved"] == pytest.approx(8 * 19.50 * 17_520)  # $2,733,120
+    assert totals["aws_on_demand"] == pytest.approx(8 * 55.04 * 17_520)  # $7,714,406.40
+    assert body["gpu_hours_used"] == pytest.approx(64 * 17_520)
+    for opt in body["options"]:
+        assert opt["cumulative_usd"][-1] == pytest.approx(sum(opt["monthly_usd"]))
+    assert all(p["source"] for p in body["prices_used"])
+
+
+def test_api_prices_pinned_before_the_june_2025_cut(client: TestClient) -> None:
+    # p5 on-demand was $98.32/h before 2025-06-01; reserved rates are not recorded that early.
+    r = client.post("/api/v1/tco", json={"nodes": 1, "as_of": "2025-01-01"})
+    assert r.status_code == 422
+    assert r.headers["content-type"].startswith("application/problem+json")
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"nodes": -1}, "nodes"), ({"utilization": 1.7}, "utilization"),
+    ({"months": "abc"}, "months"), ({"months": 0}, "months"), ({"gpu_model": "Z9"}, "gpu_model"),
+    ({"nodes": 8, "surprise": 1}, "surprise"),
+])
+def test_api_bad_input_is_problem_json_naming_the_field(client: TestClient, body: dict[str, object],
+                                                        field: str) -> None:
+    r = client.post("/api/v1/tco", json=body)
+    assert r.status_code == 422
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert field in [e["field"] for e in r.json()["errors"]]
+
+
+def test_api_rejects_nan_and_malformed_json(client: TestClient) -> None:
+    r = client.post("/api/v1/tco", content=b'{"utilization": NaN}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    r = client.post("/api/v1/tco", content=b"{not json",
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 422
+
+
+def test_openapi_and_docs(client: TestClient) -> None:
+    assert client.get("/docs").status_code == 200
+    assert "/api/v1/tco" in client.get("/openapi.json").json()["paths"]
+
+
+def test_plotly_served_locally(client: TestClient) -> None:
+    r = client.get("/static/vendor/plotly.min.js")
+    assert r.status_code == 200
+    assert len(r.content) > 1_000_000
