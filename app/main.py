@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from app import migrate
 from app.db import session_scope
 from app.errors import install_error_handlers
+from app.planner.routes import pages as planner_pages
 from app.planner.routes import router as planner_router
 from app.pricing.snapshot import load_snapshot
 from app.settings import get_settings
@@ -61,6 +62,7 @@ def create_app() -> FastAPI:
 
     app.include_router(tco_router)
     app.include_router(planner_router)
+    app.include_router(planner_pages)
     app.include_router(web_router)
     # Mounted last: the plotly route above shares the /static prefix.
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
