@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from app.modelling.throughput.config import ClusterConfig, Layouts, TrainingConfig
 from app.modelling.throughput.failures import FailureConfig, Goodput, goodput
 from app.modelling.throughput.layouts import search_layouts
@@ -76,11 +78,11 @@ def check_layout(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig, lay: Layo
     n = cl.num_gpus
     if min(lay.tp, lay.pp, lay.dp, lay.cp, lay.microbatch, lay.interleave) < 1:
         return "all parallel degrees and the micro-batch must be >= 1"
+    if m.heads % lay.tp:
+        return f"tensor parallel {lay.tp} does not divide {m.heads} attention heads"
     if lay.tp * lay.pp * lay.dp * lay.cp != n:
         return (f"tp*pp*dp*cp = {lay.tp * lay.pp * lay.dp * lay.cp} but the cluster has "
                 f"{n} GPUs")
-    if m.heads % lay.tp:
-        return f"tensor parallel {lay.tp} does not divide {m.heads} attention heads"
     if m.kv_heads % min(lay.tp, m.kv_heads):
         return f"tensor parallel {lay.tp} does not divide {m.kv_heads} KV heads"
     if m.layers % (lay.pp * lay.interleave):
@@ -158,6 +160,8 @@ def estimate(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig,
         raise LayoutError(f"no valid layout of {m.name} on {cl.num_gpus} GPUs with global "
                           f"batch {tr.global_batch_seqs}")
     lays = found.layouts
-    best = Layout(int(lays.tp[0]), int(lays.pp[0]), int(lays.dp[0]), int(lays.cp[0]),
-                  int(lays.microbatch[0]), int(lays.interleave[0]))
-    return _pick(found.results, 0, best, m, tr, cl, fail, found.evaluated)
+    # Best fitting layout; if none fits, the one closest to fitting (least memory).
+    i = 0 if found.any_fit else int(np.argmin(found.results.memory.total_bytes))
+    best = Layout(int(lays.tp[i]), int(lays.pp[i]), int(lays.dp[i]), int(lays.cp[i]),
+                  int(lays.microbatch[i]), int(lays.interleave[i]))
+    return _pick(found.results, i, best, m, tr, cl, fail, found.evaluated)
