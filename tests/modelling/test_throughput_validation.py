@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from app.hardware.catalog import fabric, gpu
-from app.modelling.throughput.config import ClusterConfig, Layouts, TrainingConfig
+from app.modelling.throughput.config import ClusterConfig, Layouts, Recompute, TrainingConfig
 from app.modelling.throughput.flops import model_flops_per_token, narayanan_flops_per_iteration
 from app.modelling.throughput.model import ModelShape
 from app.modelling.throughput.step import evaluate_layouts
@@ -69,8 +69,10 @@ def korthikanti_rows() -> list[Row]:
         lay = Layouts.of(int(r["TP"]), int(r["PP"]), int(r["DP"]), 1, int(r["microbatch"]),
                          int(r["pipeline_interleaving_calculon"]))
         cl = _a100_cluster(int(r["num_gpus"]), 8)
-        for mode, col, sp in (("full", "iter_time_full_recompute_s", False),
-                              ("selective", "iter_time_seqpar_plus_selective_s", True)):
+        modes: tuple[tuple[Recompute, str, bool], ...] = (
+            ("full", "iter_time_full_recompute_s", False),
+            ("selective", "iter_time_seqpar_plus_selective_s", True))
+        for mode, col, sp in modes:
             tr = TrainingConfig(global_batch_seqs=int(r["global_batch_seqs"]), recompute=mode,
                                 sequence_parallel=sp, **_MEGATRON_2021)  # type: ignore[arg-type]
             rows.append(Row("Korthikanti2022", f"{r['model']} {mode}", m, tr, cl, lay,
