@@ -50,6 +50,13 @@ def test_seed_case_study_returns_ranked_feasible_options(client: TestClient) -> 
     assert body["infeasible"] is None
     # missing prices degrade to notes, they do not fail the request
     assert any("colocate" in n for n in body["notes"])
+    seed = body["seed_case"]
+    assert (seed["claimed_hours"], seed["claimed_peak_fraction"]) == (41.0, 0.452)
+    assert seed["model_hours"] != seed["claimed_hours"]
+    assert seed["model_layout"].startswith("TP")
+    # with Megatron's fp32 gradients the article's TP8 x DP32 needs more than 80 GB per GPU
+    assert not seed["claimed_layout_fits"]
+    assert "does not fit" in seed["claimed_layout_reason"]
 
 
 def test_seed_cluster_256_h100_on_ndr400_is_computed_not_copied(client: TestClient) -> None:
@@ -146,6 +153,7 @@ def test_planner_page_renders_the_seed_case(client: TestClient) -> None:
     assert r.status_code == 200
     assert '<a href="/planner">Planner</a>' in r.text
     assert "Feasible options, cheapest first" in r.text
+    assert 'data-seed-check="1"' in r.text
     fig = json.loads(re.search(r'data-figure="([^"]+)"', r.text).group(1)  # type: ignore[union-attr]
                      .replace("&#34;", '"').replace("&quot;", '"').replace("&amp;", "&"))
     assert "hours" in fig["layout"]["xaxis"]["title"]["text"]

@@ -16,6 +16,12 @@ def _label(c: Computed, k: int) -> str:
     return f"{spec.num_gpus} {spec.gpu_key} · {spec.scale_out.name}{over} · {terms.label}"
 
 
+def _unique(labels: list[str]) -> list[str]:
+    """Label a run of identical neighbours once (1:1 and 2:1 variants sit on top of each
+    other)."""
+    return [t if i == 0 or t != labels[i - 1] else "" for i, t in enumerate(labels)]
+
+
 def time_cost_figure(c: Computed) -> str:
     p = c.plan
     ok = np.flatnonzero(np.isfinite(p.cost.total_usd))[:MAX_POINTS]
@@ -35,9 +41,9 @@ def time_cost_figure(c: Computed) -> str:
         name="Pareto frontier (fastest for its cost)",
         line={"color": "#D55E00", "width": 2, "shape": "hv"},
         marker={"color": "#D55E00", "size": 11, "symbol": "diamond"},
-        text=[f"{p.clusters.specs[int(p.cluster_idx[k])].num_gpus} "
-              f"{p.clusters.specs[int(p.cluster_idx[k])].gpu_key}, "
-              f"{p.payments[int(p.payment_idx[k])].key}" for k in front],
+        text=_unique([f"{p.clusters.specs[int(p.cluster_idx[k])].num_gpus} "
+                      f"{p.clusters.specs[int(p.cluster_idx[k])].gpu_key}, "
+                      f"{p.payments[int(p.payment_idx[k])].key}" for k in front]),
         textposition="top right", customdata=front,
         hovertext=[_label(c, int(k)) for k in front],
         hovertemplate="%{hovertext}<br>%{x:,.1f} h, $%{y:,.0f}<extra>frontier</extra>"))

@@ -76,7 +76,7 @@ class PlanRequest(BaseModel):
         description="Year of work: busy share of an owned/reserved cluster (seed 000: 95%)")
     gpu_types: list[str] = Field(default_factory=lambda: ["H100", "H200"], min_length=1,
                                  max_length=7)
-    node_counts: list[int] = Field(default_factory=lambda: [16, 24, 32, 48, 64],
+    node_counts: list[int] = Field(default_factory=lambda: [8, 16, 32, 64, 128],
                                    min_length=1, max_length=32)
     fabrics: list[str] = Field(
         default_factory=lambda: ["InfiniBand NDR", "InfiniBand XDR", "RoCEv2 tuned",
@@ -235,6 +235,20 @@ class NetworkWhatIf(BaseModel):
     sentence: str
 
 
+class SeedCaseCheck(BaseModel):
+    """Seed 001's case-study cluster (32 x 8 H100, NDR400) recomputed, next to its claims."""
+
+    claimed_hours: float
+    claimed_peak_fraction: float
+    claimed_layout: str
+    model_hours: float
+    model_mfu: float
+    model_layout: str
+    claimed_layout_fits: bool
+    claimed_layout_reason: str
+    sentence: str
+
+
 class PriceUsed(BaseModel):
     name: str
     amount: float
@@ -257,5 +271,6 @@ class PlanResponse(BaseModel):
     explanation: Explanation | None
     infeasible: InfeasibleOut | None
     network: NetworkWhatIf | None
+    seed_case: SeedCaseCheck | None = None
     notes: list[str]
     prices_used: list[PriceUsed]

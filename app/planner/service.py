@@ -33,7 +33,15 @@ from app.modelling.planner import (
 )
 from app.modelling.planner.clusters import STEP_FIELDS
 from app.modelling.planner.explain import monthly_spend_usd
-from app.modelling.throughput import ModelShape, TrainingConfig, preset
+from app.modelling.throughput import (
+    ClusterConfig,
+    Layout,
+    LayoutError,
+    ModelShape,
+    TrainingConfig,
+    estimate,
+    preset,
+)
 from app.planner.schemas import (
     BreakEvenPriceOut,
     BreakEvenUtilizationOut,
@@ -47,6 +55,7 @@ from app.planner.schemas import (
     PlanRequest,
     PlanResponse,
     PriceUsed,
+    SeedCaseCheck,
     gpu_keys,
 )
 from app.pricing.models import PriceKind, PricePoint, PurchaseOption
@@ -439,6 +448,15 @@ def runner_up(p: Plan, winner: int) -> int | None:
     return others[0] if others else None
 
 
+COST_WORDS = {"upfront_usd": "upfront/capex share", "hourly_usd": "hourly while training",
+              "paid_idle_usd": "paid while idle", "busy_energy_usd": "energy above idle"}
+
+
+def _composition(d: OptionDetail) -> str:
+    parts = [f"${d.cost_usd[k]:,.0f} {w}" for k, w in COST_WORDS.items() if d.cost_usd[k] > 0.5]
+    return " + ".join(parts) or "$0"
+
+
 def _why(c: Computed, w: int, r: int) -> list[str]:
     p = c.plan
     a, b = option_detail(c, w), option_detail(c, r)
@@ -453,10 +471,7 @@ def _why(c: Computed, w: int, r: int) -> list[str]:
     if a.option.gpus == b.option.gpus and abs(dstep[big]) > 1e-3:
         out.append(f"Per step the largest difference is {big.removesuffix('_s')}: "
                    f"{a.step_seconds[big]:.2f} s vs {b.step_seconds[big]:.2f} s.")
-    dcost = {f: b.cost_usd[f] - a.cost_usd[f] for f in b.cost_usd if f != "total_usd"}
-    big_c = max(dcost, key=lambda f: abs(dcost[f]))
-    out.append(f"The cost difference is mostly {big_c.removesuffix('_usd').replace('_', ' ')}: "
-               f"${a.cost_usd[big_c]:,.0f} vs ${b.cost_usd[big_c]:,.0f}.")
+    out.append(f"Cost per run: {_composition(a)} vs {_composition(b)}.")
     if p.workload.mode == "year_of_work" and p.payments[int(p.payment_idx[w])].committed:
         out.append(f"A committed option bears its share of the commitment at "
                    f"{p.workload.utilization:.0%} utilization; idle time is paid too.")
@@ -582,6 +597,46 @@ def network_what_if(session: Session, c: Computed) -> NetworkWhatIf | None:
                          sentence=sentence)
 
 
+# Seed 001 "Case Study": 32 nodes x 8 H100 SXM, NDR400, "tensor (8) x data (32)",
+# "45.2% of theoretical peak throughput. Training in 41 hours."
+SEED_CLAIMED_HOURS = 41.0
+SEED_CLAIMED_PEAK_FRACTION = 0.452
+
+
+def seed_case_check(c: Computed) -> SeedCaseCheck | None:
+    """The article's own cluster through the throughput model: best layout, and the
+    article's TP8 x DP32 layout (whether it fits in 80 GB at all)."""
+    if c.request.model != "seed-90b" or c.request.shape is not None:
+        return None
+    g = gpu(gpu_keys()["H100"])
+    ndr = fabric("InfiniBand NDR")
+    cl = ClusterConfig(gpu=g, gpus_per_node=GPUS_PER_NODE, nodes=32, scale_up=fabric(g.scale_up),
+                       scale_out=ndr, nics_per_node=NICS_PER_NODE,
+                       nic_gbits_per_s=ndr.port_gbits_per_s)
+    tr = TrainingConfig(global_batch_seqs=c.request.global_batch_seqs,
+                        total_tokens=c.request.total_tokens, precision=c.request.precision)
+    try:
+        best = estimate(c.model, tr, cl)
+        theirs = estimate(c.model, tr, cl, Layout(tp=8, pp=1, dp=32, microbatch=1))
+    except (LayoutError, ValueError):
+        return None
+    lay = best.layout
+    layout = f"TP{lay.tp} PP{lay.pp} DP{lay.dp}" + (f" CP{lay.cp}" if lay.cp > 1 else "") \
+        + f", micro-batch {lay.microbatch}"
+    hours = best.time_to_train_s / SECONDS_PER_HOUR
+    fits = "fits" if theirs.fits else theirs.reason
+    sentence = (f"The article's 256 H100 on NDR400 is claimed to train in 41 h at 45.2% of "
+                f"peak; for {c.request.total_tokens / 1e9:,.3g}B tokens in "
+                f"{c.request.precision} the model says {hours:,.1f} h at "
+                f"{best.mfu:.1%} MFU (of dense bf16 peak) with {layout}. The article's own "
+                f"layout, TP8 x DP32, {fits}.")
+    return SeedCaseCheck(claimed_hours=SEED_CLAIMED_HOURS,
+                         claimed_peak_fraction=SEED_CLAIMED_PEAK_FRACTION,
+                         claimed_layout="TP8 DP32", model_hours=hours, model_mfu=best.mfu,
+                         model_layout=layout, claimed_layout_fits=theirs.fits,
+                         claimed_layout_reason=theirs.reason, sentence=sentence)
+
+
 def _used(point: PricePoint) -> PriceUsed:
     return PriceUsed(name=point.item.name, amount=float(point.amount),
                      unit=point.item.unit.value, source=point.source.name,
@@ -601,7 +656,7 @@ def respond(session: Session, c: Computed) -> PlanResponse:
         candidates=len(p), layouts_evaluated=p.clusters.layouts_evaluated,
         feasible_count=len(p.ranked), options=[option_out(c, int(k)) for k in shown],
         frontier=[option_out(c, int(k)) for k in p.frontier], explanation=explanation(c),
-        infeasible=infeasible(c), network=net, notes=c.notes,
+        infeasible=infeasible(c), network=net, seed_case=seed_case_check(c), notes=c.notes,
         prices_used=[_used(x) for x in c.prices])
 
 
