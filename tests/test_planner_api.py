@@ -185,3 +185,13 @@ def test_planner_page_fragment_and_errors(client: TestClient) -> None:
     unchecked = client.get("/planner", params={"submitted": "1", "gpu_types": "H100"})
     assert unchecked.status_code == 422
     assert "<b>fabrics</b>" in unchecked.text
+
+
+def test_clearing_the_monthly_budget_on_the_page_means_no_budget(client: TestClient) -> None:
+    form = {"submitted": "1", "gpu_types": "H100", "fabrics": "InfiniBand NDR",
+            "payments": "aws_on_demand", "node_counts": "32", "budget_usd_per_month": "",
+            "as_of": AS_OF}
+    page = client.get("/planner", params=form, headers=HX)
+    assert page.status_code == 200
+    assert "no budget" in page.text
+    assert 'data-infeasible="1"' not in page.text

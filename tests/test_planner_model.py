@@ -283,3 +283,16 @@ def test_fabric_value_is_the_capex_at_which_costs_tie(clusters: ClusterArrays) -
     specs[int(p.cluster_idx[better])] = replace(spec, network_capex_usd=v.worth_up_to)
     q = plan(MODEL, wl, replace(p.clusters, specs=tuple(specs)), (OWNED,))
     assert q.cost.total_usd[better] == pytest.approx(p.cost.total_usd[base], rel=1e-9)
+
+
+def test_layout_reuse_shortcut_never_beats_the_exact_search() -> None:
+    specs = [_spec(16, f, over) for f in ("InfiniBand NDR", "RoCEv2 untuned", "Ethernet TCP 100G")
+             for over in (1.0, 4.0)]
+    exact = evaluate_clusters(MODEL, TRAINING, specs)
+    quick = evaluate_clusters(MODEL, TRAINING, specs, top_k_reuse=8)
+    # the first variant of the size is searched in full either way
+    assert quick.tokens_per_s[0] == exact.tokens_per_s[0]
+    # later variants only re-evaluate 8 layouts: never faster than the full search
+    assert np.all(quick.tokens_per_s <= exact.tokens_per_s * (1 + 1e-12))
+    assert quick.layouts_evaluated < exact.layouts_evaluated
+    assert quick.notes

@@ -28,6 +28,7 @@ pages = APIRouter(include_in_schema=False)
 
 LIST_FIELDS = ("gpu_types", "fabrics", "payments")
 CSV_FIELDS = ("node_counts", "oversubscription")
+BLANK_IS_NONE = ("budget_usd", "budget_usd_per_month", "colo_usd_per_kw_month")
 
 
 @router.post("/plan", response_model=PlanResponse)
@@ -48,6 +49,10 @@ def _form_input(request: Request) -> tuple[dict[str, Any], dict[str, Any]]:
     for name in LIST_FIELDS:
         if submitted or name in q:
             data[name] = raw[name] = q.getlist(name)
+    for name in BLANK_IS_NONE:
+        if submitted and q.get(name, "") == "":
+            data[name] = None  # a cleared budget means "no budget", not the default
+            raw[name] = ""
     for name in CSV_FIELDS:
         if name in raw:
             data[name] = [x.strip() for x in str(raw[name]).split(",") if x.strip()]
