@@ -195,3 +195,14 @@ def test_clearing_the_monthly_budget_on_the_page_means_no_budget(client: TestCli
     assert page.status_code == 200
     assert "no budget" in page.text
     assert 'data-infeasible="1"' not in page.text
+
+
+def test_a_gpu_cloud_priced_in_the_request_comes_with_its_own_fabric(client: TestClient) -> None:
+    body = _plan(client, gpu_types=["H100"], node_counts=[32], oversubscription=[1, 2],
+                 fabrics=["InfiniBand NDR", "RoCEv2 tuned"], payments=["gpu_cloud"],
+                 budget_usd_per_month=None, mode="single_run",
+                 overrides=[{"payment": "gpu_cloud", "gpu": "H100", "usd_per_gpu_hour": 2.5}])
+    (o,) = body["options"]  # NDR, non-blocking: not RoCE, not 2:1
+    assert (o["fabric"], o["oversubscription"]) == ("InfiniBand NDR", 1.0)
+    billed_h = math.ceil(o["wall_hours"] * 3600 - 1e-6) / 3600
+    assert o["cost_usd"] == pytest.approx(256 * 2.5 * billed_h, rel=1e-9)

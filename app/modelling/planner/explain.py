@@ -129,8 +129,9 @@ def explain_infeasible(p: Plan) -> Infeasibility:
                     "GPUs are needed even at perfect scaling")
     else:
         msgs.append("no cluster searched can hold the model: add GPUs or memory")
+    text = "; ".join(msgs) + "."
     return Infeasibility(fastest, cheapest, deadline, budget, per_month, gpus,
-                         "; ".join(msgs) + ".")
+                         text[0].upper() + text[1:])
 
 
 def monthly_spend_usd(p: Plan, idx: int) -> float:

@@ -122,7 +122,7 @@ class Plan:
 def pair(clusters: ClusterArrays, payments: tuple[PaymentTerms, ...]
          ) -> tuple[IntArray, IntArray]:
     """(cluster, payment) index pairs a buyer could actually sign: the payment's GPU type
-    matches, a cloud offer only with the fabric it comes with, an owned/chosen-fabric payment
+    matches, a cloud offer only with the fabric it comes with (non-blocking), an owned payment
     only on buyer-built fabrics (and owned only where the network has a price)."""
     ci: list[int] = []
     pi: list[int] = []
@@ -133,8 +133,9 @@ def pair(clusters: ClusterArrays, payments: tuple[PaymentTerms, ...]
             if p.fabric_key is None:
                 if s.cloud_only or (p.owned and not np.isfinite(s.network_capex_usd)):
                     continue
-            elif p.fabric_key != s.fabric_key:
-                continue
+            elif p.fabric_key != s.fabric_key or (not s.cloud_only
+                                                  and s.oversubscription != 1.0):
+                continue  # a provider's fabric comes as built: non-blocking
             ci.append(i)
             pi.append(j)
     return np.array(ci, dtype=np.int64), np.array(pi, dtype=np.int64)
