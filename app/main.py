@@ -13,6 +13,8 @@ from fastapi.staticfiles import StaticFiles
 from app import migrate
 from app.db import session_scope
 from app.errors import install_error_handlers
+from app.planner.routes import pages as planner_pages
+from app.planner.routes import router as planner_router
 from app.pricing.snapshot import load_snapshot
 from app.settings import get_settings
 from app.tco.routes import router as tco_router
@@ -63,6 +65,8 @@ def create_app() -> FastAPI:
     app.include_router(tco_router)
     app.include_router(throughput_router)
     app.include_router(throughput_pages)
+    app.include_router(planner_router)
+    app.include_router(planner_pages)
     app.include_router(web_router)
     # Mounted last: the plotly route above shares the /static prefix.
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")

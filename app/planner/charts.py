@@ -1,0 +1,59 @@
+"""Time-vs-cost scatter of every candidate with the Pareto frontier highlighted."""
+
+import numpy as np
+import plotly.graph_objects as go
+
+from app.planner.service import Computed
+
+MAX_POINTS = 3000  # enough to show the cloud of options; the frontier is always drawn whole
+
+
+def _label(c: Computed, k: int) -> str:
+    p = c.plan
+    spec = p.clusters.specs[int(p.cluster_idx[k])]
+    terms = p.payments[int(p.payment_idx[k])]
+    over = "" if spec.oversubscription == 1 else f" {spec.oversubscription:g}:1"
+    return f"{spec.num_gpus} {spec.gpu_key} · {spec.scale_out.name}{over} · {terms.label}"
+
+
+def _unique(labels: list[str]) -> list[str]:
+    """Label a run of identical neighbours once (1:1 and 2:1 variants sit on top of each
+    other)."""
+    return [t if i == 0 or t != labels[i - 1] else "" for i, t in enumerate(labels)]
+
+
+def time_cost_figure(c: Computed) -> str:
+    p = c.plan
+    ok = np.flatnonzero(np.isfinite(p.cost.total_usd))[:MAX_POINTS]
+    feas = ok[p.feasible[ok]]
+    rest = ok[~p.feasible[ok]]
+    fig = go.Figure()
+    for idx, name, colour, symbol in ((rest, "Misses deadline or budget", "#9aa5b1", "x"),
+                                      (feas, "Feasible", "#0072B2", "circle")):
+        fig.add_trace(go.Scatter(
+            x=p.wall_hours[idx], y=p.cost.total_usd[idx], mode="markers", name=name,
+            marker={"color": colour, "symbol": symbol, "size": 8, "opacity": 0.7},
+            text=[_label(c, int(k)) for k in idx], customdata=idx,
+            hovertemplate="%{text}<br>%{x:,.1f} h, $%{y:,.0f}<extra></extra>"))
+    front = p.frontier
+    fig.add_trace(go.Scatter(
+        x=p.wall_hours[front], y=p.cost.total_usd[front], mode="lines+markers+text",
+        name="Pareto frontier (fastest for its cost)",
+        line={"color": "#D55E00", "width": 2, "shape": "hv"},
+        marker={"color": "#D55E00", "size": 11, "symbol": "diamond"},
+        text=_unique([f"{p.clusters.specs[int(p.cluster_idx[k])].num_gpus} "
+                      f"{p.clusters.specs[int(p.cluster_idx[k])].gpu_key}, "
+                      f"{p.payments[int(p.payment_idx[k])].key}" for k in front]),
+        textposition="top right", customdata=front,
+        hovertext=[_label(c, int(k)) for k in front],
+        hovertemplate="%{hovertext}<br>%{x:,.1f} h, $%{y:,.0f}<extra>frontier</extra>"))
+    deadline = p.workload.deadline_hours
+    fig.add_vline(x=deadline, line={"dash": "dash", "color": "#009E73"},
+                  annotation_text=f"deadline {deadline:g} h", annotation_position="top left")
+    fig.update_layout(
+        template="plotly_white", height=420, margin={"l": 80, "r": 30, "t": 30, "b": 60},
+        xaxis_title="Time to train (hours, wall clock incl. failures)",
+        yaxis_title="Cost per training run (USD)", yaxis_tickprefix="$",
+        yaxis_tickformat=",.3s", yaxis_type="log", xaxis_rangemode="tozero",
+        legend={"orientation": "h", "y": -0.2})
+    return str(fig.to_json())

@@ -1,0 +1,664 @@
+"""Planner use case: prices as of a date -> payment terms, catalog -> candidate clusters,
+then the pure planner (app.modelling.planner) and the shaping of its answer.
+
+A way of paying whose price is missing from the store (and not given in the request) is
+left out with a note; the answer never fails for want of one price.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
+
+import numpy as np
+from sqlalchemy.orm import Session
+
+from app.errors import AppError, InvalidInput
+from app.hardware.catalog import fabric, gpu
+from app.modelling.finance.network import two_tier_fabric
+from app.modelling.finance.tco import HOURS_PER_MONTH, HOURS_PER_YEAR
+from app.modelling.planner import (
+    ClusterArrays,
+    ClusterSpec,
+    PaymentTerms,
+    Plan,
+    Workload,
+    break_even_price,
+    break_even_utilization,
+    evaluate_clusters,
+    explain_infeasible,
+    fabric_value,
+    plan,
+)
+from app.modelling.planner.clusters import STEP_FIELDS
+from app.modelling.planner.explain import monthly_spend_usd
+from app.modelling.throughput import (
+    ClusterConfig,
+    Layout,
+    LayoutError,
+    ModelShape,
+    TrainingConfig,
+    estimate,
+    preset,
+)
+from app.planner.schemas import (
+    BreakEvenPriceOut,
+    BreakEvenUtilizationOut,
+    Explanation,
+    FabricValueOut,
+    InfeasibleOut,
+    NetworkWhatIf,
+    OptionDetail,
+    OptionOut,
+    PaymentOverride,
+    PlanRequest,
+    PlanResponse,
+    PriceUsed,
+    SeedCaseCheck,
+    gpu_keys,
+)
+from app.pricing.models import PriceKind, PricePoint, PurchaseOption
+from app.pricing.service import require_price
+from app.tco.service import GPUS_PER_NODE, NICS_PER_NODE, SWITCH_RADIX
+
+SECONDS_PER_HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class AwsInstance:
+    instance_type: str
+    fabric: str  # scale-out fabric in the hardware catalog
+    nics: int
+    nic_gbits_per_s: float
+
+
+# AWS instance pages: p5.48xlarge 3,200 Gbps EFA (32 x 100 Gb/s EFAv2); p4d.24xlarge 400 Gbps
+# EFA (4 x 100 Gb/s, first-generation EFA, modelled with the EFA v2 efficiency: no v1 row).
+AWS_INSTANCES: dict[str, AwsInstance] = {
+    "H100": AwsInstance("p5.48xlarge", "AWS EFA v2", 32, 100.0),
+    "A100": AwsInstance("p4d.24xlarge", "AWS EFA v2", 4, 100.0),
+}
+# Spot reclaims per node-hour. AWS Spot Instance Advisor publishes a "frequency of
+# interruption" band per instance type (share of instances reclaimed over the past month);
+# its top band is ">20%", where large GPU instances usually sit: 20%/month = 0.2/730 per
+# node-hour, the lower edge of that band. Seed 001 claims spot GPUs are "preempted every 4-6
+# hours" (a claim, about 1/5 per node-hour); pass it as spot_interruption_per_node_hour.
+SPOT_ADVISOR_PER_NODE_HOUR = 0.20 / HOURS_PER_MONTH
+SPOT_SEED_CLAIM_PER_NODE_HOUR = 1.0 / 5.0
+# AWS bills Linux on-demand and spot per second (60 s minimum); capacity blocks are bought
+# in 24-hour blocks (EC2 user guide, "Capacity Blocks for ML").
+PER_SECOND_HOURS = 1.0 / 3600.0
+CAPACITY_BLOCK_HOURS = 24.0
+STAFF_NODES_PER_FTE = 64  # as app.tco.service: one operations engineer per 64 nodes, min 1
+
+LABELS = {
+    "buy": "Buy (owned facility)", "colo": "Buy and colocate",
+    "aws_on_demand": "AWS on-demand", "aws_reserved_1y": "AWS reserved 1y",
+    "aws_reserved_3y": "AWS reserved 3y", "aws_capacity_block": "AWS capacity block",
+    "aws_spot": "AWS spot", "gpu_cloud": "GPU cloud on-demand",
+}
+
+
+class _Prices:
+    """Looks prices up as of one date, remembering what it used and what was missing."""
+
+    def __init__(self, session: Session, as_of: date) -> None:
+        self.session, self.as_of = session, as_of
+        self.used: dict[int, PricePoint] = {}
+
+    def get(self, field: str, **filters: object) -> PricePoint | None:
+        try:
+            point = require_price(self.session, self.as_of, field, **filters)
+        except InvalidInput:
+            return None
+        self.used[point.id] = point
+        return point
+
+
+@dataclass(frozen=True)
+class OwnedInputs:
+    """Per-GPU owned-cluster figures shared by buy and colo (for one GPU type)."""
+
+    capex_usd_per_gpu: float  # GPU + its share of the server, before resale
+    busy_kw_per_gpu: float
+    idle_kw_per_gpu: float
+    pue: float
+    usd_per_kwh: float
+
+
+def _owned_inputs(prices: _Prices, key: str) -> OwnedInputs | None:
+    eq = PriceKind.equipment
+    g = prices.get("gpu_types", kind=eq, category="gpu", gpu_model=key)
+    server = prices.get("gpu_types", kind=eq, category="server", gpu_count=GPUS_PER_NODE)
+    idle = prices.get("gpu_types", kind=PriceKind.facility, category="idle_power_fraction")
+    pue = prices.get("gpu_types", kind=PriceKind.facility, category="pue")
+    power = prices.get("gpu_types", kind=PriceKind.electricity, region="us")
+    if not (g and server and idle and pue and power):
+        return None
+    busy_kw = float(server.item.power_w or 0) / 1000.0 / GPUS_PER_NODE
+    return OwnedInputs(float(g.amount) + float(server.amount) / GPUS_PER_NODE, busy_kw,
+                       busy_kw * float(idle.amount), float(pue.amount), float(power.amount))
+
+
+def _owned_terms(req: PlanRequest, key: str, o: OwnedInputs, colo_usd_per_kw_month: float | None
+                 ) -> PaymentTerms:
+    """Owned over its depreciation life. Held: maintenance (+ idle power x PUE for an owned
+    facility, or the colocation fee on contracted kW); busy: power above idle (owned facility
+    only; a colocation fee is taken as all-in). Staff is per cluster (ClusterSpec)."""
+    life_h = req.owned_life_months * HOURS_PER_MONTH
+    upfront = o.capex_usd_per_gpu * (1.0 - req.resale_fraction)
+    maint = req.maintenance_fraction_per_year * o.capex_usd_per_gpu / HOURS_PER_YEAR
+    if colo_usd_per_kw_month is None:
+        held = maint + o.idle_kw_per_gpu * o.pue * o.usd_per_kwh
+        busy = (o.busy_kw_per_gpu - o.idle_kw_per_gpu) * o.pue * o.usd_per_kwh
+        return PaymentTerms("buy", LABELS["buy"], key, held, upfront, life_h, 1.0, 0.0, busy,
+                            owned=True)
+    held = maint + o.busy_kw_per_gpu * colo_usd_per_kw_month / HOURS_PER_MONTH
+    return PaymentTerms("colo", LABELS["colo"], key, held, upfront, life_h, 1.0, 0.0, 0.0,
+                        owned=True)
+
+
+def _aws_terms(prices: _Prices, req: PlanRequest, key: str, pay: str) -> PaymentTerms | None:
+    inst = AWS_INSTANCES.get(key)
+    if inst is None:
+        return None
+    base = {"kind": PriceKind.cloud_instance, "provider": "aws", "region": req.region,
+            "gpu_model": key, "instance_type": inst.instance_type}
+    fkey = f"aws:{inst.instance_type}"
+    label = f"{LABELS[pay]} ({inst.instance_type})"
+    option = {"aws_on_demand": PurchaseOption.on_demand,
+              "aws_reserved_1y": PurchaseOption.reserved,
+              "aws_reserved_3y": PurchaseOption.reserved,
+              "aws_capacity_block": PurchaseOption.capacity_block}.get(pay)
+    if pay == "aws_spot":
+        p = prices.get("payments", **{**base, "kind": PriceKind.spot})
+    elif option == PurchaseOption.reserved:
+        months = 12 if pay == "aws_reserved_1y" else 36
+        p = prices.get("payments", **base, purchase_option=option, term_months=months)
+    else:
+        p = prices.get("payments", **base, purchase_option=option)
+    if p is None:
+        return None
+    rate = _per_gpu(p)
+    if option == PurchaseOption.reserved:
+        upfront = float(p.upfront_usd or 0) / (p.item.gpu_count or GPUS_PER_NODE)
+        return PaymentTerms(pay, label, key, rate, upfront, months * HOURS_PER_MONTH, 1.0,
+                            fabric_key=fkey)
+    inc = CAPACITY_BLOCK_HOURS if pay == "aws_capacity_block" else PER_SECOND_HOURS
+    spot = _spot_rate(req) if pay == "aws_spot" else 0.0
+    return PaymentTerms(pay, label, key, rate, 0.0, 0.0, inc, spot, fabric_key=fkey)
+
+
+def _spot_rate(req: PlanRequest) -> float:
+    r = req.spot_interruption_per_node_hour
+    return SPOT_ADVISOR_PER_NODE_HOUR if r is None else r
+
+
+def _per_gpu(p: PricePoint) -> float:
+    return float(p.amount) / (p.item.gpu_count or GPUS_PER_NODE)
+
+
+def _from_override(req: PlanRequest, key: str, o: PaymentOverride) -> PaymentTerms | None:
+    """A payment built from the request alone (no stored price)."""
+    pay = o.payment
+    rate = o.usd_per_gpu_hour
+    if rate is None:
+        return None
+    inst = AWS_INSTANCES.get(key)
+    if pay.startswith("aws_") and inst is None:
+        return None
+    fkey = f"aws:{inst.instance_type}" if inst and pay.startswith("aws_") else None
+    up = o.upfront_usd_per_gpu or 0.0
+    label = LABELS[pay] + " (request price)"
+    if pay in ("aws_reserved_1y", "aws_reserved_3y"):
+        months = 12 if pay == "aws_reserved_1y" else 36
+        return PaymentTerms(pay, label, key, rate, up, months * HOURS_PER_MONTH, 1.0,
+                            fabric_key=fkey)
+    if pay in ("buy", "colo"):
+        if o.upfront_usd_per_gpu is None:
+            return None
+        return PaymentTerms(pay, label, key, rate, up, req.owned_life_months * HOURS_PER_MONTH,
+                            owned=True)
+    inc = CAPACITY_BLOCK_HOURS if pay == "aws_capacity_block" else PER_SECOND_HOURS
+    spot = _spot_rate(req) if pay == "aws_spot" else 0.0
+    if pay == "gpu_cloud":
+        fkey = "InfiniBand NDR"  # H100/H200 GPU clouds sell NDR InfiniBand clusters
+    return PaymentTerms(pay, label, key, rate, up, 0.0, inc, spot, fabric_key=fkey)
+
+
+def build_payments(prices: _Prices, req: PlanRequest) -> tuple[list[PaymentTerms], list[str]]:
+    """PaymentTerms per (requested payment x GPU type), request overrides applied."""
+    terms: list[PaymentTerms] = []
+    notes: list[str] = []
+    overrides = {(o.payment, o.gpu): o for o in req.overrides}
+    colo_fee = req.colo_usd_per_kw_month
+    if "colo" in req.payments and colo_fee is None:
+        p = prices.get("colo_usd_per_kw_month", kind=PriceKind.colocation)
+        colo_fee = float(p.amount) if p else None
+    for key in req.gpu_types:
+        owned = _owned_inputs(prices, key) if {"buy", "colo"} & set(req.payments) else None
+        for pay in req.payments:
+            t: PaymentTerms | None = None
+            if pay == "buy" and owned:
+                t = _owned_terms(req, key, owned, None)
+            elif pay == "colo" and owned and colo_fee is not None:
+                t = _owned_terms(req, key, owned, colo_fee)
+            elif pay.startswith("aws_"):
+                t = _aws_terms(prices, req, key, pay)
+            elif pay == "gpu_cloud":
+                p = prices.get("payments", kind=PriceKind.gpu_cloud, gpu_model=key,
+                               purchase_option=PurchaseOption.on_demand)
+                if p is not None:
+                    t = PaymentTerms(pay, f"{LABELS[pay]} ({p.item.provider})", key,
+                                     float(p.amount), 0.0, 0.0, PER_SECOND_HOURS,
+                                     fabric_key="InfiniBand NDR")
+            o = overrides.get((pay, key))
+            if o is not None:
+                if t is None:
+                    t = _from_override(req, key, o)
+                else:
+                    t = replace(t, label=t.label + " (request price)",
+                                usd_per_gpu_hour=o.usd_per_gpu_hour
+                                if o.usd_per_gpu_hour is not None else t.usd_per_gpu_hour,
+                                upfront_usd_per_gpu=o.upfront_usd_per_gpu
+                                if o.upfront_usd_per_gpu is not None
+                                else t.upfront_usd_per_gpu)
+            if t is None:
+                notes.append(f"{LABELS[pay]} for {key}: no price as of {prices.as_of} "
+                             f"({_missing_hint(pay, key)}); left out")
+            else:
+                terms.append(t)
+    return terms, notes
+
+
+def _missing_hint(pay: str, key: str) -> str:
+    if pay.startswith("aws_") and key not in AWS_INSTANCES:
+        return f"no AWS instance with {key} is modelled"
+    if pay == "colo":
+        return "give colo_usd_per_kw_month"
+    return "give one in overrides"
+
+
+def build_clusters(prices: _Prices, req: PlanRequest, payments: list[PaymentTerms]
+                   ) -> tuple[list[ClusterSpec], list[str]]:
+    """Buyer-built clusters (each fabric x oversubscription) and each cloud offer's own."""
+    notes: list[str] = []
+    specs: list[ClusterSpec] = []
+    kit = prices.get("fabrics", kind=PriceKind.equipment, category="node_network_kit")
+    ib_switch = prices.get("fabrics", kind=PriceKind.equipment, category="ib_switch")
+    staff = prices.get("payments", kind=PriceKind.staff, region="us")
+    switch_usd = dict(req.switch_usd)
+    if ib_switch is not None:  # the stored switch is the Quantum-2 NDR QM9790
+        switch_usd.setdefault("InfiniBand NDR", float(ib_switch.amount))
+    owned_wanted = any(p.owned for p in payments)
+    unpriced = [f for f in req.fabrics if f not in switch_usd]
+    if owned_wanted and unpriced:
+        notes.append("owned builds need a switch price per fabric; none stored for "
+                     f"{', '.join(unpriced)} (give switch_usd): owned options on those fabrics "
+                     "are left out, but the network what-if still values them")
+    gpus_wanted = {p.gpu for p in payments}
+    for key in req.gpu_types:
+        g = gpu(gpu_keys()[key])
+        up = fabric(g.scale_up)
+        for nodes in req.node_counts:
+            fte = max(1, math.ceil(nodes / STAFF_NODES_PER_FTE))
+            staff_h = fte * float(staff.amount) / HOURS_PER_YEAR if staff else 0.0
+            for name in req.fabrics:
+                f = fabric(name)
+                for over in req.oversubscription:
+                    capex = float("nan")
+                    if name in switch_usd and kit is not None:
+                        bill = two_tier_fabric(nodes * NICS_PER_NODE, SWITCH_RADIX, over)
+                        capex = bill.switches * switch_usd[name] + nodes * float(kit.amount)
+                    maint = req.maintenance_fraction_per_year * capex / HOURS_PER_YEAR
+                    specs.append(ClusterSpec(
+                        key, g, nodes, GPUS_PER_NODE, up, f, NICS_PER_NODE,
+                        f.port_gbits_per_s, over, name, False, capex,
+                        staff_h + (maint if np.isfinite(maint) else 0.0)))
+            inst = AWS_INSTANCES.get(key)
+            if inst and key in gpus_wanted and any(
+                    p.fabric_key == f"aws:{inst.instance_type}" for p in payments):
+                specs.append(ClusterSpec(
+                    key, g, nodes, GPUS_PER_NODE, up, fabric(inst.fabric), inst.nics,
+                    inst.nic_gbits_per_s, 1.0, f"aws:{inst.instance_type}", True))
+    return specs, notes
+
+
+def _model(req: PlanRequest) -> ModelShape:
+    if req.shape is None:
+        return preset(req.model)
+    s = req.shape
+    try:
+        return ModelShape(s.name, s.layers, s.hidden, s.ffn, s.heads, s.kv_heads, s.vocab,
+                          s.seq_len, gated_mlp=s.gated_mlp)
+    except ValueError as exc:
+        raise InvalidInput("shape", str(exc)) from None
+
+
+@dataclass(frozen=True)
+class Computed:
+    """The plan plus what the service learnt building it (kept for the detail views)."""
+
+    request: PlanRequest
+    as_of: date
+    model: ModelShape
+    plan: Plan
+    notes: list[str]
+    prices: list[PricePoint]
+
+
+def compute_plan(session: Session, req: PlanRequest) -> Computed:
+    as_of = req.as_of or datetime.now(UTC).date()
+    prices = _Prices(session, as_of)
+    m = _model(req)
+    tr = TrainingConfig(global_batch_seqs=req.global_batch_seqs, total_tokens=req.total_tokens,
+                        precision=req.precision)
+    payments, notes = build_payments(prices, req)
+    if not payments:
+        raise InvalidInput("payments", "no requested way of paying has a price; "
+                           + "; ".join(notes))
+    specs, more = build_clusters(prices, req, payments)
+    notes += more
+    clusters = evaluate_clusters(m, tr, specs)
+    notes += _cluster_notes(clusters)
+    wl = Workload(req.total_tokens, req.deadline_hours, req.budget_usd,
+                  req.budget_usd_per_month, req.mode, req.utilization)
+    p = plan(m, wl, clusters, tuple(payments))
+    if len(p) == 0:
+        raise InvalidInput("gpu_types", "no way of paying matches the GPU types and fabrics")
+    return Computed(req, as_of, m, p, notes + list(p.notes), list(prices.used.values()))
+
+
+def _cluster_notes(c: ClusterArrays) -> list[str]:
+    seen: dict[str, None] = {}
+    for spec, why in zip(c.specs, c.reasons, strict=True):
+        if why:
+            seen[f"{spec.nodes}x{spec.gpus_per_node} {spec.gpu_key}: {why}"] = None
+    return list(seen)[:10]
+
+
+# --- shaping -------------------------------------------------------------------------------
+
+def _layout(c: ClusterArrays, i: int) -> str:
+    lay = {k: int(v[i]) for k, v in c.layout.items()}
+    if not c.fits[i]:
+        return "does not fit"
+    text = f"TP{lay['tp']} PP{lay['pp']} DP{lay['dp']}"
+    if lay["cp"] > 1:
+        text += f" CP{lay['cp']}"
+    text += f", micro-batch {lay['microbatch']}"
+    if lay["interleave"] > 1:
+        text += f", interleave {lay['interleave']}"
+    return text
+
+
+def _fin(x: float) -> float:
+    return float(x) if np.isfinite(x) else -1.0
+
+
+def option_out(c: Computed, k: int) -> OptionOut:
+    p = c.plan
+    i, j = int(p.cluster_idx[k]), int(p.payment_idx[k])
+    spec, terms = p.clusters.specs[i], p.payments[j]
+    rank = np.flatnonzero(p.ranked == k)
+    budget = float(p.budget_usd[k])
+    return OptionOut(
+        id=k, rank=int(rank[0]) + 1 if len(rank) else None, gpu=spec.gpu_key,
+        nodes=spec.nodes, gpus=spec.num_gpus, fabric=spec.scale_out.name,
+        oversubscription=spec.oversubscription, payment=terms.key, payment_label=terms.label,
+        layout=_layout(p.clusters, i), wall_hours=_fin(p.wall_hours[k]),
+        cost_usd=_fin(p.cost.total_usd[k]), usd_per_1b_tokens=_fin(p.usd_per_1b_tokens[k]),
+        budget_usd=budget if np.isfinite(budget) else None,
+        monthly_spend_usd=_fin(monthly_spend_usd(p, k)) if np.isfinite(p.wall_hours[k])
+        else -1.0,
+        meets_deadline=bool(p.meets_deadline[k]), within_budget=bool(p.within_budget[k]),
+        feasible=bool(p.feasible[k]), on_frontier=bool(np.isin(k, p.frontier)),
+        mfu=float(p.clusters.mfu[i]), useful_fraction=float(p.useful_fraction[k]))
+
+
+def option_detail(c: Computed, k: int) -> OptionDetail:
+    p = c.plan
+    i, j = int(p.cluster_idx[k]), int(p.payment_idx[k])
+    steps = {f: float(p.clusters.steps[f][i]) for f in STEP_FIELDS}
+    steps["step_time_s"] = float(p.clusters.step_time_s[i])
+    cost = {"upfront_usd": _fin(p.cost.upfront_usd[k]), "hourly_usd": _fin(p.cost.held_usd[k]),
+            "paid_idle_usd": _fin(p.cost.idle_usd[k]), "busy_energy_usd": _fin(p.cost.busy_usd[k]),
+            "total_usd": _fin(p.cost.total_usd[k])}
+    t = p.payments[j]
+    terms: dict[str, float | str | bool | None] = {
+        "label": t.label, "usd_per_gpu_hour": float(p.terms.usd_per_gpu_hour[k]),
+        "upfront_usd_per_gpu": float(p.terms.upfront_usd_per_gpu[k]),
+        "commitment_hours": t.commitment_hours,
+        "billing_increment_hours": t.billing_increment_hours,
+        "busy_usd_per_gpu_hour": t.busy_usd_per_gpu_hour,
+        "interruption_per_node_hour": t.interruption_per_node_hour, "owned": t.owned,
+        "network_capex_usd": _fin(p.clusters.specs[i].network_capex_usd) if t.owned else None}
+    return OptionDetail(option=option_out(c, k), step_seconds=steps, cost_usd=cost, terms=terms)
+
+
+def runner_up(p: Plan, winner: int) -> int | None:
+    """The cheapest feasible option paid another way (else the next one in the ranking), so
+    the comparison answers "rent or buy?" rather than "2:1 or 1:1?"."""
+    others = [int(k) for k in p.ranked if int(k) != winner]
+    key = p.payments[int(p.payment_idx[winner])].key
+    for k in others:
+        if p.payments[int(p.payment_idx[k])].key != key:
+            return k
+    return others[0] if others else None
+
+
+COST_WORDS = {"upfront_usd": "upfront/capex share", "hourly_usd": "hourly while training",
+              "paid_idle_usd": "paid while idle", "busy_energy_usd": "energy above idle"}
+
+
+def _composition(d: OptionDetail) -> str:
+    parts = [f"${d.cost_usd[k]:,.0f} {w}" for k, w in COST_WORDS.items() if d.cost_usd[k] > 0.5]
+    return " + ".join(parts) or "$0"
+
+
+def _why(c: Computed, w: int, r: int) -> list[str]:
+    p = c.plan
+    a, b = option_detail(c, w), option_detail(c, r)
+    out = [f"{a.option.payment_label} on {a.option.gpus} {a.option.gpu} over "
+           f"{a.option.fabric} costs ${a.option.cost_usd:,.0f} per run "
+           f"(${a.option.usd_per_1b_tokens:,.0f} per 1B tokens) and takes "
+           f"{a.option.wall_hours:,.1f} h; the runner-up, {b.option.payment_label} on "
+           f"{b.option.gpus} {b.option.gpu} over {b.option.fabric}, costs "
+           f"${b.option.cost_usd:,.0f} and takes {b.option.wall_hours:,.1f} h."]
+    dstep = {f: b.step_seconds[f] - a.step_seconds[f] for f in STEP_FIELDS}
+    big = max(dstep, key=lambda f: abs(dstep[f]))
+    if a.option.gpus == b.option.gpus and abs(dstep[big]) > 1e-3:
+        out.append(f"Per step the largest difference is {big.removesuffix('_s')}: "
+                   f"{a.step_seconds[big]:.2f} s vs {b.step_seconds[big]:.2f} s.")
+    out.append(f"Cost per run: {_composition(a)} vs {_composition(b)}.")
+    if p.workload.mode == "year_of_work" and p.payments[int(p.payment_idx[w])].committed:
+        out.append(f"A committed option bears its share of the commitment at "
+                   f"{p.workload.utilization:.0%} utilization; idle time is paid too.")
+    return out
+
+
+def explanation(c: Computed) -> Explanation | None:
+    p = c.plan
+    if len(p.ranked) == 0:
+        return None
+    w = int(p.ranked[0])
+    r = runner_up(p, w)
+    price = None
+    if r is not None:
+        be = break_even_price(p, r, w)
+        unit = "per GPU-hour" if be.lever == "usd_per_gpu_hour" else "capex per GPU"
+        who = p.payments[int(p.payment_idx[r])].label
+        sentence = (f"{who} wins if its price falls from ${be.price_now:,.2f} to "
+                    f"${be.price_break_even:,.2f} {unit} ({be.change_fraction:+.1%})."
+                    if be.achievable else
+                    f"{who} cannot win on price alone: even at $0 {unit} it costs more.")
+        price = BreakEvenPriceOut(lever=be.lever, price_now=be.price_now,
+                                  price_break_even=be.price_break_even,
+                                  change_fraction=be.change_fraction, achievable=be.achievable,
+                                  sentence=sentence)
+    return Explanation(winner=option_detail(c, w),
+                       runner_up=option_detail(c, r) if r is not None else None,
+                       why=_why(c, w, r) if r is not None else [],
+                       runner_up_price=price, owned_vs_rented=owned_vs_rented(c))
+
+
+def owned_vs_rented(c: Computed) -> BreakEvenUtilizationOut | None:
+    """Break-even utilization between the cheapest owned option and the cheapest
+    pay-as-you-go one, both among those meeting the deadline (else all runnable)."""
+    p = c.plan
+    runnable = np.isfinite(p.cost.total_usd)
+    pool = runnable & p.meets_deadline if (runnable & p.meets_deadline).any() else runnable
+    owned = np.array([p.payments[j].owned for j in p.payment_idx], dtype=np.bool_)
+    payg = p.terms.commitment_hours == 0
+    o, r = np.flatnonzero(pool & owned), np.flatnonzero(pool & payg)
+    if not len(o) or not len(r):
+        return None
+    ko = int(o[np.argmin(p.cost.total_usd[o])])
+    kr = int(r[np.argmin(p.cost.total_usd[r])])
+    be = break_even_utilization(p, ko, kr)
+    a, b = option_out(c, ko), option_out(c, kr)
+    sentence = (f"Owning ({a.payment_label}, {a.gpus} GPUs) beats {b.payment_label} above "
+                f"{be.utilization:.0%} utilization of the owned cluster."
+                if be.wins_somewhere else
+                f"Owning ({a.payment_label}) never beats {b.payment_label} for this run: it "
+                f"would need {be.utilization:.0%} utilization.")
+    return BreakEvenUtilizationOut(committed=a, rented=b, utilization=be.utilization,
+                                   sentence=sentence)
+
+
+def infeasible(c: Computed) -> InfeasibleOut | None:
+    p = c.plan
+    if len(p.ranked):
+        return None
+    inf = explain_infeasible(p)
+    return InfeasibleOut(
+        message=inf.message,
+        fastest_within_budget=option_out(c, inf.fastest_within_budget)
+        if inf.fastest_within_budget is not None else None,
+        cheapest_meeting_deadline=option_out(c, inf.cheapest_meeting_deadline)
+        if inf.cheapest_meeting_deadline is not None else None,
+        deadline_needed_hours=inf.deadline_needed_hours, budget_needed_usd=inf.budget_needed_usd,
+        budget_needed_usd_per_month=inf.budget_needed_usd_per_month, gpus_needed=inf.gpus_needed)
+
+
+def network_what_if(session: Session, c: Computed) -> NetworkWhatIf | None:
+    """Value of each fabric on the best option's cluster size, owned (buy): every fabric is
+    priced with the same network capex as the reference so the saving is the speed alone;
+    worth_up_to - price_now is then the extra network capex the fabric can carry."""
+    p = c.plan
+    pool = p.ranked if len(p.ranked) else p.by_cost
+    if not len(pool):
+        return None
+    top = int(pool[0])
+    spec = p.clusters.specs[int(p.cluster_idx[top])]
+    buy = [t for t in p.payments if t.owned and t.gpu == spec.gpu_key]
+    if not buy or len(c.request.fabrics) < 2:
+        return None
+    terms = buy[0]
+    ref = next((s.network_capex_usd for s in p.clusters.specs
+                if s.gpu_key == spec.gpu_key and s.nodes == spec.nodes
+                and s.oversubscription == 1.0 and np.isfinite(s.network_capex_usd)), None)
+    if ref is None:
+        return None
+    idx = [i for i, s in enumerate(p.clusters.specs)
+           if s.gpu_key == spec.gpu_key and s.nodes == spec.nodes and not s.cloud_only
+           and s.oversubscription == 1.0]
+    if len(idx) < 2:
+        return None
+    sub = ClusterArrays(
+        tuple(replace(p.clusters.specs[i], network_capex_usd=ref) for i in idx),
+        p.clusters.fits[idx], p.clusters.tokens_per_s[idx], p.clusters.step_time_s[idx],
+        p.clusters.mfu[idx], {k: v[idx] for k, v in p.clusters.layout.items()},
+        {k: v[idx] for k, v in p.clusters.steps.items()},
+        p.clusters.hardware_useful_fraction[idx], tuple(p.clusters.reasons[i] for i in idx))
+    q = plan(c.model, p.workload, sub, (terms,))
+    ok = [k for k in range(len(q)) if np.isfinite(q.cost.total_usd[k])]
+    if len(ok) < 2:
+        return None
+    names = [q.clusters.specs[int(q.cluster_idx[k])].scale_out.name for k in ok]
+    base = ok[names.index("RoCEv2 tuned")] if "RoCEv2 tuned" in names else \
+        max(ok, key=lambda k: float(q.wall_hours[k]))
+    values = fabric_value(q, ok, base)
+    rows = [FabricValueOut(fabric=v.fabric, wall_hours=v.wall_hours, cost_usd=v.cost_usd,
+                           hours_saved_per_run=v.hours_saved_per_run,
+                           usd_saved_per_run=v.usd_saved_per_run, lever=v.lever,
+                           price_now=v.price_now, worth_up_to=v.worth_up_to) for v in values]
+    base_name = q.clusters.specs[int(q.cluster_idx[base])].scale_out.name
+    ib = [v for v in values if v.fabric.startswith("InfiniBand")]
+    best = max(ib or values, key=lambda v: v.usd_saved_per_run)
+    sentence = (f"On {spec.nodes}x{GPUS_PER_NODE} {spec.gpu_key} bought, {best.fabric} "
+                f"{'saves' if best.hours_saved_per_run >= 0 else 'loses'} "
+                f"{abs(best.hours_saved_per_run):,.2f} h per run against {base_name}; at equal "
+                f"network prices it is worth up to ${best.worth_up_to - best.price_now:,.0f} "
+                f"more network capex over the cluster's life.")
+    return NetworkWhatIf(cluster=f"{spec.nodes}x{GPUS_PER_NODE} {spec.gpu_key}",
+                         payment=terms.label, baseline=base_name, fabrics=rows,
+                         sentence=sentence)
+
+
+# Seed 001 "Case Study": 32 nodes x 8 H100 SXM, NDR400, "tensor (8) x data (32)",
+# "45.2% of theoretical peak throughput. Training in 41 hours."
+SEED_CLAIMED_HOURS = 41.0
+SEED_CLAIMED_PEAK_FRACTION = 0.452
+
+
+def seed_case_check(c: Computed) -> SeedCaseCheck | None:
+    """The article's own cluster through the throughput model: best layout, and the
+    article's TP8 x DP32 layout (whether it fits in 80 GB at all)."""
+    if c.request.model != "seed-90b" or c.request.shape is not None:
+        return None
+    g = gpu(gpu_keys()["H100"])
+    ndr = fabric("InfiniBand NDR")
+    cl = ClusterConfig(gpu=g, gpus_per_node=GPUS_PER_NODE, nodes=32, scale_up=fabric(g.scale_up),
+                       scale_out=ndr, nics_per_node=NICS_PER_NODE,
+                       nic_gbits_per_s=ndr.port_gbits_per_s)
+    tr = TrainingConfig(global_batch_seqs=c.request.global_batch_seqs,
+                        total_tokens=c.request.total_tokens, precision=c.request.precision)
+    try:
+        best = estimate(c.model, tr, cl)
+        theirs = estimate(c.model, tr, cl, Layout(tp=8, pp=1, dp=32, microbatch=1))
+    except (LayoutError, ValueError):
+        return None
+    lay = best.layout
+    layout = f"TP{lay.tp} PP{lay.pp} DP{lay.dp}" + (f" CP{lay.cp}" if lay.cp > 1 else "") \
+        + f", micro-batch {lay.microbatch}"
+    hours = best.time_to_train_s / SECONDS_PER_HOUR
+    fits = "fits" if theirs.fits else theirs.reason
+    sentence = (f"The article's 256 H100 on NDR400 is claimed to train in 41 h at 45.2% of "
+                f"peak; for {c.request.total_tokens / 1e9:,.3g}B tokens in "
+                f"{c.request.precision} the model says {hours:,.1f} h at "
+                f"{best.mfu:.1%} MFU (of dense bf16 peak) with {layout}. The article's own "
+                f"layout, TP8 x DP32, {fits}.")
+    return SeedCaseCheck(claimed_hours=SEED_CLAIMED_HOURS,
+                         claimed_peak_fraction=SEED_CLAIMED_PEAK_FRACTION,
+                         claimed_layout="TP8 DP32", model_hours=hours, model_mfu=best.mfu,
+                         model_layout=layout, claimed_layout_fits=theirs.fits,
+                         claimed_layout_reason=theirs.reason, sentence=sentence)
+
+
+def _used(point: PricePoint) -> PriceUsed:
+    return PriceUsed(name=point.item.name, amount=float(point.amount),
+                     unit=point.item.unit.value, source=point.source.name,
+                     effective_from=point.effective_from.date())
+
+
+def respond(session: Session, c: Computed) -> PlanResponse:
+    p = c.plan
+    shown = p.ranked[: c.request.max_options]
+    try:
+        net = network_what_if(session, c)
+    except (ValueError, AppError):
+        net = None
+    return PlanResponse(
+        request=c.request, as_of=c.as_of, model=c.model.name,
+        total_params=float(c.model.total_params), budget_rule=p.workload.budget_rule,
+        candidates=len(p), layouts_evaluated=p.clusters.layouts_evaluated,
+        feasible_count=len(p.ranked), options=[option_out(c, int(k)) for k in shown],
+        frontier=[option_out(c, int(k)) for k in p.frontier], explanation=explanation(c),
+        infeasible=infeasible(c), network=net, seed_case=seed_case_check(c), notes=c.notes,
+        prices_used=[_used(x) for x in c.prices])
+
+
+def make_plan(session: Session, req: PlanRequest) -> PlanResponse:
+    return respond(session, compute_plan(session, req))
