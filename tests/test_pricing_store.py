@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from app.errors import Conflict
 from app.pricing import repository
 from app.pricing.models import PriceKind, PricePoint, PriceUnit, SourceKind
-from app.pricing.snapshot import SNAPSHOT_DIR, load_snapshot
+from app.pricing.snapshot import SNAPSHOT_DIR, load_snapshot, price_rows
 
 
 def _at(text: str) -> datetime:
@@ -71,11 +71,17 @@ def test_history_is_appended_and_never_rewritten(session: Session) -> None:
 def test_every_snapshot_row_names_a_source_and_a_date() -> None:
     with (SNAPSHOT_DIR / "sources.csv").open(newline="") as fh:
         sources = {row["source"]: row for row in csv.DictReader(fh)}
-    assert all(row["retrieved_at"] and row["name"] for row in sources.values())
-    with (SNAPSHOT_DIR / "prices.csv").open(newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    for key, src in sources.items():
+        assert src["name"].strip(), f"source {key}: no name"
+        assert datetime.fromisoformat(src["retrieved_at"].replace("Z", "+00:00")), key
+        assert src["url"].strip() or src["kind"] == "manual", f"source {key}: no URL"
+    rows = list(price_rows())
     assert rows
-    for n, row in enumerate(rows, start=2):
-        assert row["source"] in sources, f"prices.csv line {n}: unknown source {row['source']!r}"
-        assert datetime.fromisoformat(row["effective_from"].replace("Z", "+00:00")), n
-        assert Decimal(row["amount"]) >= 0, n
+    for path, n, row in rows:
+        where = f"{path.name} line {n}"
+        assert row["source"] in sources, f"{where}: unknown source {row['source']!r}"
+        assert row["effective_from"].strip(), f"{where}: no date"
+        assert datetime.fromisoformat(row["effective_from"].replace("Z", "+00:00")), where
+        assert Decimal(row["amount"]) >= 0, where
+        if row["low"] or row["high"]:  # a range: the default must lie inside it
+            assert Decimal(row["low"]) <= Decimal(row["amount"]) <= Decimal(row["high"]), where

@@ -1,5 +1,6 @@
 """Pricing queries. Flush, never commit: the caller owns the transaction."""
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -9,14 +10,31 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, contains_eager
 
-from app.errors import Conflict
-from app.pricing.models import PriceItem, PricePoint, PriceSource
+from app.errors import Conflict, NotFound
+from app.pricing.models import PriceItem, PriceKind, PricePoint, PriceSource
 
-# Item columns a caller may filter on (exact match).
+# Item columns a caller may filter on (exact match). Their non-empty values, in this order,
+# also make an item's natural key (see `item_key`).
 FILTERABLE = (
     "kind", "provider", "region", "availability_zone", "instance_type", "gpu_model",
     "gpu_count", "purchase_option", "term_months", "payment_option", "offering_class", "category",
 )
+# Kinds whose items are told apart by their name (an equipment model, a facility default).
+NAMED_KINDS = (PriceKind.equipment, PriceKind.facility, PriceKind.staff)
+
+
+def _text(value: object) -> str:
+    return str(value.value if isinstance(value, enum.Enum) else value).strip()
+
+
+def item_key(fields: Mapping[str, object]) -> str:
+    """The natural key a price history hangs on, e.g. "cloud_instance/aws/us-east-1/
+    p5.48xlarge/H100/8/reserved/12/partial_upfront/standard". One function for every writer
+    (snapshot, AWS sync), so the same item is never created twice under two keys."""
+    parts = [_text(fields[c]) for c in FILTERABLE if fields.get(c) not in (None, "")]
+    if PriceKind(_text(fields["kind"])) in NAMED_KINDS:
+        parts.append(_text(fields["name"]))
+    return "/".join(parts)
 
 
 def prices_as_of(
@@ -59,6 +77,18 @@ def get_or_create_item(session: Session, item_key: str, **fields: Any) -> PriceI
         session.add(found)
         session.flush()
     return found
+
+
+def price_history(session: Session, item_id: int) -> tuple[PriceItem, list[PricePoint]]:
+    """An item and every point it ever had, oldest first."""
+    item = session.get(PriceItem, item_id)
+    if item is None:
+        raise NotFound(f"no price item {item_id}")
+    points = list(session.scalars(
+        select(PricePoint).where(PricePoint.item_id == item_id)
+        .options(contains_eager(PricePoint.source)).join(PricePoint.source)
+        .order_by(PricePoint.effective_from)))
+    return item, points
 
 
 @dataclass(frozen=True)
