@@ -13,9 +13,11 @@ from fastapi.staticfiles import StaticFiles
 from app import migrate
 from app.db import session_scope
 from app.errors import install_error_handlers
+from app.pricing.routes import router as pricing_router
 from app.pricing.snapshot import load_snapshot
 from app.settings import get_settings
 from app.tco.routes import router as tco_router
+from app.web.prices import router as price_pages_router
 from app.web.routes import router as web_router
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,6 +61,8 @@ def create_app() -> FastAPI:
         return {"status": "ok"}
 
     app.include_router(tco_router)
+    app.include_router(pricing_router)
+    app.include_router(price_pages_router)
     app.include_router(web_router)
     # Mounted last: the plotly route above shares the /static prefix.
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
