@@ -17,7 +17,6 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app import cli, db
-from app.errors import Conflict
 from app.pricing import aws_sync, repository
 from app.pricing.models import (
     PriceItem,
@@ -196,23 +195,49 @@ def test_failure_half_way_writes_nothing(session: Session) -> None:
     assert _count(session) == before
 
 
-def test_failure_while_writing_rolls_back_every_row(session: Session) -> None:
-    # A different price already recorded at the capacity block's instant: the write of that
-    # row (the last one) conflicts after dozens of rows were flushed; none may remain.
-    src = repository.get_or_create_source(session, name="manual quote", kind=SourceKind.manual,
-                                          retrieved_at=NOW)
-    fields = {"kind": PriceKind.cloud_instance, "provider": "aws", "region": "us-east-1",
-              "instance_type": P5, "gpu_model": "H100", "gpu_count": 8,
-              "purchase_option": PurchaseOption.capacity_block}
-    item = repository.get_or_create_item(session, repository.item_key(fields), name="cb",
-                                         unit="usd_per_hour", **fields)
-    repository.record_price(session, item, src, repository.NewPrice(Decimal(1), NOW, NOW))
+def test_failure_while_writing_rolls_back_every_row(session: Session,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # The database fails on the 10th write, after nine prices were flushed: none may remain.
+    real = repository.record_price
+    calls = []
+
+    def failing(*args: Any, **kwargs: Any) -> PricePoint | None:
+        calls.append(1)
+        if len(calls) == 10:
+            raise OSError("disk full")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(repository, "record_price", failing)
     before = _count(session)
     with Stubs() as stubs:
         stubs.queue_p5()
-        with pytest.raises(Conflict):
+        with pytest.raises(OSError, match="disk full"):
             _sync(session, stubs)
+    assert len(calls) == 10
     assert _count(session) == before
+
+
+def test_offer_date_clashing_with_another_claim_is_recorded_from_retrieval(
+        session: Session) -> None:
+    # A quote already says p5 on-demand was $50 from the offer's own effectiveDate: history is
+    # not rewritten, AWS's $55.04 is appended from the retrieval time.
+    offer_date = datetime(2026, 9, 1, tzinfo=UTC)
+    src = repository.get_or_create_source(session, name="manual quote", kind=SourceKind.manual,
+                                          retrieved_at=offer_date)
+    fields = {"kind": PriceKind.cloud_instance, "provider": "aws", "region": "us-east-1",
+              "instance_type": P5, "gpu_model": "H100", "gpu_count": 8,
+              "purchase_option": PurchaseOption.on_demand}
+    item = repository.get_or_create_item(session, repository.item_key(fields), name="p5",
+                                         unit="usd_per_hour", **fields)
+    repository.record_price(session, item, src,
+                            repository.NewPrice(Decimal(50), offer_date, offer_date))
+    with Stubs() as stubs:
+        stubs.queue_p5()
+        _sync(session, stubs)
+    _, history = repository.price_history(session, item.id)
+    assert [(p.effective_from, p.amount) for p in history] == [
+        (offer_date, Decimal(50)), (NOW, Decimal("55.04"))]
+    assert "recorded from retrieval" in (history[-1].note or "")
 
 
 def test_progress_bar_goes_to_the_given_stream(session: Session) -> None:

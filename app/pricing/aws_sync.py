@@ -19,7 +19,7 @@ price dimension with unit "Quantity", the hourly part has unit "Hrs".
 import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from functools import partial
@@ -31,12 +31,14 @@ from app.pricing import repository
 from app.pricing.models import (
     OfferingClass,
     PaymentOption,
+    PriceItem,
     PriceKind,
     PriceSource,
     PriceUnit,
     PurchaseOption,
     SourceKind,
 )
+from app.pricing.repository import NewPrice
 
 DEFAULT_INSTANCE_TYPES = ("p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.48xlarge",
                           "p5en.48xlarge", "p6-b200.48xlarge")
@@ -370,6 +372,20 @@ def _source(session: Session, region: str, now: datetime) -> PriceSource:
               "ec2.describe_capacity_block_offerings")
 
 
+def _dated(session: Session, item: PriceItem, obs: Observed, now: datetime) -> NewPrice:
+    """The price to append. AWS dates an offer by its term's effectiveDate; when the store
+    already holds a *different* price from exactly that instant (e.g. a snapshot claim), history
+    is not rewritten: AWS's price is recorded from the retrieval time instead, and says so."""
+    new = repository.NewPrice(amount=obs.amount, effective_from=obs.effective_from,
+                              retrieved_at=now, upfront_usd=obs.upfront_usd, note=obs.note)
+    clash = repository.point_at(session, item, obs.effective_from)
+    if clash is None or repository.same_price(clash, new):
+        return new
+    note = (f"{obs.note or 'AWS'}; offer effective {obs.effective_from:%Y-%m-%d}, when the store "
+            f"already had {clash.amount} from another source, so recorded from retrieval")
+    return replace(new, effective_from=now, note=note)
+
+
 def write_observed(session: Session, observed: list[Observed], region: str,
                    now: datetime, report: SyncReport) -> None:
     """Append every observed price in one SAVEPOINT: all of them, or none."""
@@ -378,9 +394,7 @@ def write_observed(session: Session, observed: list[Observed], region: str,
         for obs in observed:
             fields = {k: v for k, v in obs.fields.items() if v is not None}
             item = repository.get_or_create_item(session, repository.item_key(fields), **fields)
-            new = repository.NewPrice(amount=obs.amount, effective_from=obs.effective_from,
-                                      retrieved_at=now, upfront_usd=obs.upfront_usd,
-                                      note=obs.note)
+            new = _dated(session, item, obs, now)
             if repository.record_price(session, item, source, new) is not None:
                 report.points_added += 1
                 key = str(fields["purchase_option"])

@@ -79,6 +79,12 @@ def get_or_create_item(session: Session, item_key: str, **fields: Any) -> PriceI
     return found
 
 
+def point_at(session: Session, item: PriceItem, effective_from: datetime) -> PricePoint | None:
+    """The point of `item` that starts exactly at `effective_from`, if any."""
+    return session.scalar(select(PricePoint).where(PricePoint.item_id == item.id,
+                                                   PricePoint.effective_from == effective_from))
+
+
 def price_history(session: Session, item_id: int) -> tuple[PriceItem, list[PricePoint]]:
     """An item and every point it ever had, oldest first."""
     item = session.get(PriceItem, item_id)
@@ -102,7 +108,7 @@ class NewPrice:
     note: str | None = None
 
 
-def _same(point: PricePoint, new: NewPrice) -> bool:
+def same_price(point: PricePoint, new: NewPrice) -> bool:
     return (point.amount == new.amount and point.upfront_usd == new.upfront_usd
             and point.low == new.low and point.high == new.high)
 
@@ -115,7 +121,7 @@ def record_price(session: Session, item: PriceItem, source: PriceSource,
                                   .order_by(PricePoint.effective_from)))
     before = [p for p in points if p.effective_from <= new.effective_from]
     after = [p for p in points if p.effective_from > new.effective_from]
-    if before and _same(before[-1], new):
+    if before and same_price(before[-1], new):
         return None
     if before and before[-1].effective_from == new.effective_from:
         # History is never rewritten: a different price for the same instant is a conflict.
