@@ -15,21 +15,11 @@ from app.pricing.models import PriceKind
 
 
 def _plan(session: Session, filters: dict[str, object]) -> str:
-    captured: list[str] = []
-    real_scalars = session.scalars
-
-    def capture(stmt: object, *args: object, **kwargs: object) -> object:
-        sql = stmt.compile(dialect=postgresql.dialect(),  # type: ignore[attr-defined]
-                           compile_kwargs={"literal_binds": True})
-        captured.append(str(sql))
-        return real_scalars(stmt, *args, **kwargs)  # type: ignore[arg-type]
-
-    session.scalars = capture  # type: ignore[method-assign]
-    repository.prices_as_of(session, datetime(2026, 1, 1, tzinfo=UTC), filters)
-    session.scalars = real_scalars  # type: ignore[method-assign]
+    stmt = repository.as_of_statement(datetime(2026, 1, 1, tzinfo=UTC), filters)
+    dialect = postgresql.psycopg.dialect()  # type: ignore[no-untyped-call]
+    sql = stmt.compile(dialect=dialect, compile_kwargs={"literal_binds": True})
     session.execute(text("SET LOCAL enable_seqscan = off"))
-    rows = session.execute(text("EXPLAIN " + captured[0])).scalars()
-    return "\n".join(rows)
+    return "\n".join(session.execute(text(f"EXPLAIN {sql}")).scalars())
 
 
 @pytest.mark.parametrize("filters", [

@@ -7,7 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session, contains_eager
 
 from app.errors import Conflict, NotFound
@@ -42,6 +42,12 @@ def prices_as_of(
 ) -> list[PricePoint]:
     """The single place that resolves history: the one point per item in force at `as_of`
     (effective_from <= as_of < effective_to), with its item and source loaded."""
+    return list(session.scalars(as_of_statement(as_of, filters)))
+
+
+def as_of_statement(as_of: datetime,
+                    filters: Mapping[str, Any] | None = None) -> Select[PricePoint]:
+    """The query behind `prices_as_of` (exposed so its plan can be checked on PostgreSQL)."""
     stmt = (
         select(PricePoint)
         .join(PricePoint.item)
@@ -56,7 +62,7 @@ def prices_as_of(
             raise ValueError(f"unknown price filter {name!r}")
         if value is not None:
             stmt = stmt.where(getattr(PriceItem, name) == value)
-    return list(session.scalars(stmt))
+    return stmt
 
 
 def get_or_create_source(session: Session, *, name: str, retrieved_at: datetime,
