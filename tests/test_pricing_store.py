@@ -85,3 +85,31 @@ def test_every_snapshot_row_names_a_source_and_a_date() -> None:
         assert Decimal(row["amount"]) >= 0, where
         if row["low"] or row["high"]:  # a range: the default must lie inside it
             assert Decimal(row["low"]) <= Decimal(row["amount"]) <= Decimal(row["high"]), where
+
+
+# The filters app/tco/service.py resolves with `require_price` (which takes the first match):
+# each must match exactly one item, or adding a snapshot row would silently change the TCO.
+TCO_BINDINGS = [
+    *({"kind": PriceKind.equipment, "category": "gpu", "gpu_model": g} for g in ("H100", "H200",
+                                                                                  "B200")),
+    {"kind": PriceKind.equipment, "category": "server", "gpu_count": 8},
+    {"kind": PriceKind.equipment, "category": "ib_switch"},
+    {"kind": PriceKind.equipment, "category": "node_network_kit"},
+    {"kind": PriceKind.facility, "category": "idle_power_fraction"},
+    {"kind": PriceKind.facility, "category": "pue"},
+    {"kind": PriceKind.electricity, "region": "us"},
+    {"kind": PriceKind.staff, "region": "us"},
+    *({"kind": PriceKind.cloud_instance, "provider": "aws", "region": "us-east-1",
+       "gpu_model": g, "purchase_option": "on_demand"} for g in ("H100", "H200", "B200")),
+    *({"kind": PriceKind.cloud_instance, "provider": "aws", "region": "us-east-1",
+       "gpu_model": g, "purchase_option": "reserved", "term_months": 12}
+      for g in ("H100", "H200", "B200")),
+]
+
+
+@pytest.mark.parametrize("filters", TCO_BINDINGS)
+def test_each_tco_binding_resolves_to_exactly_one_snapshot_item(
+        session: Session, filters: dict[str, object]) -> None:
+    load_snapshot(session)
+    points = repository.prices_as_of(session, _at("2026-11-30"), filters)
+    assert len(points) == 1, [p.item.item_key for p in points]
