@@ -15,11 +15,13 @@ from app.db import session_scope
 from app.errors import install_error_handlers
 from app.planner.routes import pages as planner_pages
 from app.planner.routes import router as planner_router
+from app.pricing.routes import router as pricing_router
 from app.pricing.snapshot import load_snapshot
 from app.settings import get_settings
 from app.tco.routes import router as tco_router
 from app.throughput.routes import pages as throughput_pages
 from app.throughput.routes import router as throughput_router
+from app.web.prices import router as price_pages_router
 from app.web.routes import router as web_router
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,6 +69,8 @@ def create_app() -> FastAPI:
     app.include_router(throughput_pages)
     app.include_router(planner_router)
     app.include_router(planner_pages)
+    app.include_router(pricing_router)
+    app.include_router(price_pages_router)
     app.include_router(web_router)
     # Mounted last: the plotly route above shares the /static prefix.
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")

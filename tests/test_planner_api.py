@@ -48,8 +48,6 @@ def test_seed_case_study_returns_ranked_feasible_options(client: TestClient) -> 
                if k != "step_time_s") == pytest.approx(e["winner"]["step_seconds"]["step_time_s"])
     assert body["network"]["fabrics"]
     assert body["infeasible"] is None
-    # missing prices degrade to notes, they do not fail the request
-    assert any("colocate" in n for n in body["notes"])
     seed = body["seed_case"]
     assert (seed["claimed_hours"], seed["claimed_peak_fraction"]) == (41.0, 0.452)
     assert seed["model_hours"] != seed["claimed_hours"]
@@ -143,7 +141,8 @@ def test_a_payment_with_no_price_is_left_out_with_a_note(client: TestClient) -> 
 
 
 def test_only_unpriced_payments_is_a_422(client: TestClient) -> None:
-    r = client.post("/api/v1/plan", json={"payments": ["colo"], "as_of": AS_OF})
+    # No colocation rate is recorded before 2018-12-31 (pricing_data/prices_facility.csv).
+    r = client.post("/api/v1/plan", json={"payments": ["colo"], "as_of": "2018-06-01"})
     assert r.status_code == 422
     assert r.json()["errors"][0]["field"] == "payments"
 

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from app.errors import Conflict
 from app.pricing import repository
 from app.pricing.models import PriceKind, PricePoint, PriceUnit, SourceKind
-from app.pricing.snapshot import SNAPSHOT_DIR, load_snapshot
+from app.pricing.snapshot import SNAPSHOT_DIR, load_snapshot, price_rows
 
 
 def _at(text: str) -> datetime:
@@ -71,11 +71,45 @@ def test_history_is_appended_and_never_rewritten(session: Session) -> None:
 def test_every_snapshot_row_names_a_source_and_a_date() -> None:
     with (SNAPSHOT_DIR / "sources.csv").open(newline="") as fh:
         sources = {row["source"]: row for row in csv.DictReader(fh)}
-    assert all(row["retrieved_at"] and row["name"] for row in sources.values())
-    with (SNAPSHOT_DIR / "prices.csv").open(newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    assert rows
-    for n, row in enumerate(rows, start=2):
-        assert row["source"] in sources, f"prices.csv line {n}: unknown source {row['source']!r}"
-        assert datetime.fromisoformat(row["effective_from"].replace("Z", "+00:00")), n
-        assert Decimal(row["amount"]) >= 0, n
+    for key, src in sources.items():
+        assert src["name"].strip(), f"source {key}: no name"
+        assert datetime.fromisoformat(src["retrieved_at"].replace("Z", "+00:00")), key
+        assert src["url"].strip() or src["kind"] == "manual", f"source {key}: no URL"
+    rows = list(price_rows())
+    assert len(rows) >= 90  # guards against a truncated snapshot
+    for path, n, row in rows:
+        where = f"{path.name} line {n}"
+        assert row["source"] in sources, f"{where}: unknown source {row['source']!r}"
+        assert row["effective_from"].strip(), f"{where}: no date"
+        assert datetime.fromisoformat(row["effective_from"].replace("Z", "+00:00")), where
+        assert Decimal(row["amount"]) >= 0, where
+        if row["low"] or row["high"]:  # a range: the default must lie inside it
+            assert Decimal(row["low"]) <= Decimal(row["amount"]) <= Decimal(row["high"]), where
+
+
+# The filters app/tco/service.py resolves with `require_price` (which takes the first match):
+# each must match exactly one item, or adding a snapshot row would silently change the TCO.
+TCO_BINDINGS = [
+    *({"kind": PriceKind.equipment, "category": "gpu", "gpu_model": g} for g in ("H100", "H200",
+                                                                                  "B200")),
+    {"kind": PriceKind.equipment, "category": "server", "gpu_count": 8},
+    {"kind": PriceKind.equipment, "category": "ib_switch"},
+    {"kind": PriceKind.equipment, "category": "node_network_kit"},
+    {"kind": PriceKind.facility, "category": "idle_power_fraction"},
+    {"kind": PriceKind.facility, "category": "pue"},
+    {"kind": PriceKind.electricity, "region": "us"},
+    {"kind": PriceKind.staff, "region": "us"},
+    *({"kind": PriceKind.cloud_instance, "provider": "aws", "region": "us-east-1",
+       "gpu_model": g, "purchase_option": "on_demand"} for g in ("H100", "H200", "B200")),
+    *({"kind": PriceKind.cloud_instance, "provider": "aws", "region": "us-east-1",
+       "gpu_model": g, "purchase_option": "reserved", "term_months": 12}
+      for g in ("H100", "H200", "B200")),
+]
+
+
+@pytest.mark.parametrize("filters", TCO_BINDINGS)
+def test_each_tco_binding_resolves_to_exactly_one_snapshot_item(
+        session: Session, filters: dict[str, object]) -> None:
+    load_snapshot(session)
+    points = repository.prices_as_of(session, _at("2026-11-30"), filters)
+    assert len(points) == 1, [p.item.item_key for p in points]

@@ -11,6 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from sqlalchemy import (
+    CheckConstraint,
     Enum,
     ForeignKey,
     Index,
@@ -72,6 +73,7 @@ class PriceUnit(enum.StrEnum):
     usd_each = "usd_each"
     usd_per_kw_month = "usd_per_kw_month"
     usd_per_kwh = "usd_per_kwh"
+    usd_per_tb = "usd_per_tb"  # storage priced per usable terabyte
     usd_per_fte_year = "usd_per_fte_year"
     ratio = "ratio"
 
@@ -116,10 +118,18 @@ class PriceItem(Base):
     offering_class: Mapped[OfferingClass | None] = mapped_column(_enum(OfferingClass))
     category: Mapped[str | None] = mapped_column(String(64))  # equipment: gpu, server, nic...
     power_w: Mapped[float | None] = mapped_column(Numeric(12, 2, asdecimal=False))
+    # Vendor part number (MQM9790-NS2F) or AWS SKU: what a buyer quotes against.
+    part_number: Mapped[str | None] = mapped_column(String(64))
 
     points: Mapped[list["PricePoint"]] = relationship(back_populates="item")
 
-    __table_args__ = (Index(None, "kind", "gpu_model"),)
+    # The browser and the TCO engine filter on these before resolving each item's point.
+    __table_args__ = (
+        Index(None, "kind", "gpu_model"),
+        Index("ix_price_item_kind_category", "kind", "category"),
+        Index("ix_price_item_kind_provider_region", "kind", "provider", "region",
+              "instance_type", "purchase_option"),
+    )
 
 
 class PricePoint(Base):
@@ -141,6 +151,12 @@ class PricePoint(Base):
     item: Mapped[PriceItem] = relationship(back_populates="points")
     source: Mapped[PriceSource] = relationship()
 
-    # The unique index doubles as the lookup path: resolving "as of" is a range scan on
-    # (item_id, effective_from).
-    __table_args__ = (UniqueConstraint("item_id", "effective_from"),)
+    # The unique index doubles as the lookup path: resolving "as of" is an index range scan on
+    # (item_id, effective_from) per item (see tests/test_pricing_indexes.py for the plan).
+    __table_args__ = (
+        UniqueConstraint("item_id", "effective_from"),
+        Index("ix_price_point_source_id", "source_id"),
+        CheckConstraint("amount >= 0", name="amount_not_negative"),
+        CheckConstraint("effective_to IS NULL OR effective_to > effective_from",
+                        name="interval_not_empty"),
+    )

@@ -1,22 +1,40 @@
 """Pricing queries. Flush, never commit: the caller owns the transaction."""
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session, contains_eager
 
-from app.errors import Conflict
-from app.pricing.models import PriceItem, PricePoint, PriceSource
+from app.errors import Conflict, NotFound
+from app.pricing.models import PriceItem, PriceKind, PricePoint, PriceSource
 
-# Item columns a caller may filter on (exact match).
+# Item columns a caller may filter on (exact match). Their non-empty values, in this order,
+# also make an item's natural key (see `item_key`).
 FILTERABLE = (
     "kind", "provider", "region", "availability_zone", "instance_type", "gpu_model",
     "gpu_count", "purchase_option", "term_months", "payment_option", "offering_class", "category",
 )
+# Kinds whose items are told apart by their name (an equipment model, a facility default).
+NAMED_KINDS = (PriceKind.equipment, PriceKind.facility, PriceKind.staff)
+
+
+def _text(value: object) -> str:
+    return str(value.value if isinstance(value, enum.Enum) else value).strip()
+
+
+def item_key(fields: Mapping[str, object]) -> str:
+    """The natural key a price history hangs on, e.g. "cloud_instance/aws/us-east-1/
+    p5.48xlarge/H100/8/reserved/12/partial_upfront/standard". One function for every writer
+    (snapshot, AWS sync), so the same item is never created twice under two keys."""
+    parts = [_text(fields[c]) for c in FILTERABLE if fields.get(c) not in (None, "")]
+    if PriceKind(_text(fields["kind"])) in NAMED_KINDS:
+        parts.append(_text(fields["name"]))
+    return "/".join(parts)
 
 
 def prices_as_of(
@@ -24,6 +42,12 @@ def prices_as_of(
 ) -> list[PricePoint]:
     """The single place that resolves history: the one point per item in force at `as_of`
     (effective_from <= as_of < effective_to), with its item and source loaded."""
+    return list(session.scalars(as_of_statement(as_of, filters)))
+
+
+def as_of_statement(as_of: datetime,
+                    filters: Mapping[str, Any] | None = None) -> Select[PricePoint]:
+    """The query behind `prices_as_of` (exposed so its plan can be checked on PostgreSQL)."""
     stmt = (
         select(PricePoint)
         .join(PricePoint.item)
@@ -38,7 +62,7 @@ def prices_as_of(
             raise ValueError(f"unknown price filter {name!r}")
         if value is not None:
             stmt = stmt.where(getattr(PriceItem, name) == value)
-    return list(session.scalars(stmt))
+    return stmt
 
 
 def get_or_create_source(session: Session, *, name: str, retrieved_at: datetime,
@@ -61,6 +85,24 @@ def get_or_create_item(session: Session, item_key: str, **fields: Any) -> PriceI
     return found
 
 
+def point_at(session: Session, item: PriceItem, effective_from: datetime) -> PricePoint | None:
+    """The point of `item` that starts exactly at `effective_from`, if any."""
+    return session.scalar(select(PricePoint).where(PricePoint.item_id == item.id,
+                                                   PricePoint.effective_from == effective_from))
+
+
+def price_history(session: Session, item_id: int) -> tuple[PriceItem, list[PricePoint]]:
+    """An item and every point it ever had, oldest first."""
+    item = session.get(PriceItem, item_id)
+    if item is None:
+        raise NotFound(f"no price item {item_id}")
+    points = list(session.scalars(
+        select(PricePoint).where(PricePoint.item_id == item_id)
+        .options(contains_eager(PricePoint.source)).join(PricePoint.source)
+        .order_by(PricePoint.effective_from)))
+    return item, points
+
+
 @dataclass(frozen=True)
 class NewPrice:
     amount: Decimal
@@ -72,7 +114,7 @@ class NewPrice:
     note: str | None = None
 
 
-def _same(point: PricePoint, new: NewPrice) -> bool:
+def same_price(point: PricePoint, new: NewPrice) -> bool:
     return (point.amount == new.amount and point.upfront_usd == new.upfront_usd
             and point.low == new.low and point.high == new.high)
 
@@ -85,7 +127,7 @@ def record_price(session: Session, item: PriceItem, source: PriceSource,
                                   .order_by(PricePoint.effective_from)))
     before = [p for p in points if p.effective_from <= new.effective_from]
     after = [p for p in points if p.effective_from > new.effective_from]
-    if before and _same(before[-1], new):
+    if before and same_price(before[-1], new):
         return None
     if before and before[-1].effective_from == new.effective_from:
         # History is never rewritten: a different price for the same instant is a conflict.
