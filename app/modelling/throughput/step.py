@@ -141,11 +141,18 @@ def evaluate_layouts(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig,
     up_bw, up_alpha = scale_up_bw_per_gpu(cl), cl.scale_up.latency_us * 1e-6
     out_alpha = cl.scale_out.latency_us * 1e-6
     gpn = float(cl.gpus_per_node)
+    # TP spanning nodes (tp > gpus per node) runs NCCL's two-level algorithm: NVLink
+    # reduce-scatter, all-reduce of 1/gpn of the bytes across tp/gpn nodes, NVLink
+    # all-gather - so each node's NICs carry ~2S, not every GPU 2S (same as the DP path).
+    tp_bytes = tok * h * 2.0
     tp_in_node = tp <= gpn
-    tp_bw = np.where(tp_in_node, up_bw, scale_out_bw_per_gpu(cl, tp / gpn))
-    tp_alpha = np.where(tp_in_node, up_alpha, out_alpha)
-    tp_comm = n_tp_coll * allreduce_s(tok * h * 2.0, tp, tp_bw, tp_alpha,
-                                      cl.scale_up.in_network_reduction)
+    tp_local = np.minimum(tp, gpn)
+    tp_nodes = np.maximum(tp / gpn, 1.0)
+    tp_intra = allreduce_s(tp_bytes, tp, up_bw, up_alpha, cl.scale_up.in_network_reduction)
+    tp_inter = hierarchical_allreduce_s(tp_bytes, tp_local, tp_nodes, up_bw, up_alpha,
+                                        scale_out_bw_per_gpu(cl, tp_nodes), out_alpha,
+                                        cl.scale_out.in_network_reduction)
+    tp_comm = n_tp_coll * np.where(tp_in_node, tp_intra, tp_inter)
     tp_exposed = tp_comm * ((1.0 - cal.TP_COMM_OVERLAP_FRACTION) if tr.tp_comm_overlap else 1.0)
 
     # Context parallel (ring attention, Liu et al. 2023): cp-1 KV-chunk hops forward, twice
@@ -185,6 +192,13 @@ def evaluate_layouts(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig,
     pp_alpha = np.where(pp_cross, out_alpha, up_alpha)
     pp_hop = p2p_s(tok * h * 2.0 / sp, pp_bw, pp_alpha)
     pp_comm = np.where(pp > 1, 2.0 * v * (micro + pp - 1.0) * pp_hop, 0.0)
+    # Tied input/output embeddings live on the first and the last stage; after the flush
+    # their gradients are all-reduced between those two ranks (Narayanan 2021 Sec. 4.1;
+    # Megatron-LM finalize_model_grads._allreduce_word_embedding_grads), exposed.
+    if m.tied_embeddings:
+        emb_bytes = m.vocab * h / tp * float(tr.grad_bytes)
+        pp_comm = pp_comm + np.where(pp > 1, allreduce_s(emb_bytes, 2.0, pp_bw, pp_alpha,
+                                                         False), 0.0)
 
     # Data parallel over dp*cp replicas (ranks ordered tp, cp, dp, pp as in Megatron).
     params = params_per_gpu(m, lay)
