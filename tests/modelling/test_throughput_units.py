@@ -35,6 +35,7 @@ from app.modelling.throughput.failures import (
     young_interval_s,
 )
 from app.modelling.throughput.flops import model_flops_per_token, six_n_flops_per_token
+from app.modelling.throughput.memory import stage_layers, valid_stages
 
 
 def _cluster(nodes: int = 1, scale_out: str = "InfiniBand NDR", nics: int = 8,
@@ -216,3 +217,46 @@ def test_data_loading_stall_when_storage_is_slow() -> None:
                     Layout(tp=1, dp=32, microbatch=1))
     assert fast.step.data_stall_s == 0.0
     assert slow.step.data_stall_s > 0.0
+
+
+def test_uneven_pipeline_stages_llama3_405b() -> None:
+    """Llama 3 405B: 126 layers on PP16 (arXiv:2407.21783 Sec. 3.3.2) - pp does not divide
+    the layers. Without interleaving: chunks of ceil(126/16) = 8, shortfall 16*8 - 126 = 2,
+    one layer off the first and one off the last stage -> 7, 8 x 14, 7. With interleave 8:
+    128 chunks of 1 layer, shortfall 2 -> an embedding-only first chunk and a loss-only
+    last chunk (Llama 3's own split): a middle rank holds 8 layers, the ends 7."""
+    m = preset("llama3-405b")
+    full, first, last = stage_layers(m, np.array([16.0]))
+    assert (float(full[0]), float(first[0]), float(last[0])) == (8.0, 7.0, 7.0)
+    assert m.layers == 14 * 8 + 7 + 7
+    full, first, last = stage_layers(m, np.array([16.0]), 8.0)
+    assert (float(full[0]), float(first[0]), float(last[0])) == (8.0, 7.0, 7.0)
+    # 126 layers on 64 stages: chunks of 2, shortfall 2 -> ends of 1 layer; on 100 stages
+    # chunks of 2 would leave a shortfall of 74: invalid, and the error says why.
+    assert bool(valid_stages(m, np.array([64.0]))[0])
+    assert not bool(valid_stages(m, np.array([100.0]))[0])
+    tr = TrainingConfig(global_batch_seqs=2048, recompute="full")
+    cl = _cluster(2048, "RoCEv2 tuned")
+    lay = Layout(tp=8, pp=16, dp=128, microbatch=1, interleave=8)
+    est = estimate(m, tr, cl, lay)
+    assert est.fits
+    # Bubble of the biggest stage: (p-1)/v = 15/8 of one micro-batch of 8 layers; the step
+    # has m = 2048/128 = 16 micro-batches of it, so bubble / compute-incl-comm = 15/8/16.
+    s = est.step
+    assert s.pipeline_bubble_s == pytest.approx(
+        (s.compute_s + s.tp_comm_exposed_s) * 15 / 8 / 16, rel=1e-6)
+    flat = estimate(m, tr, cl, Layout(tp=8, pp=16, dp=128, microbatch=1))
+    assert est.tokens_per_s > 1.3 * flat.tokens_per_s  # interleaving shrinks the bubble 8x
+    with pytest.raises(LayoutError, match="only the first and the last model chunk"):
+        estimate(m, tr, cl, Layout(tp=8, pp=64, dp=32, interleave=4))  # 256 chunks
+
+
+def test_auto_search_uses_uneven_stages_for_405b() -> None:
+    """Before uneven stages the search needed pp | 126 (1, 2, 3, 6, 7, 9, 14, ...) and
+    settled near 23% MFU on 16,384 H100; now power-of-two pipelines with shorter end
+    stages are candidates and the best layout lands well above that."""
+    m = preset("llama3-405b")
+    best = estimate(m, TrainingConfig(global_batch_seqs=2048), _cluster(2048, "RoCEv2 tuned"))
+    assert best.fits
+    assert m.layers % best.layout.pp != 0 or best.layout.interleave > 1
+    assert best.mfu > 0.35

@@ -36,7 +36,13 @@ from app.modelling.throughput.flops import (
     model_flops_per_token,
 )
 from app.modelling.throughput.hardware import GpuSpec
-from app.modelling.throughput.memory import MemoryArrays, memory_per_gpu, params_per_gpu
+from app.modelling.throughput.memory import (
+    MemoryArrays,
+    memory_per_gpu,
+    params_per_gpu,
+    stage_layers,
+    valid_stages,
+)
 from app.modelling.throughput.model import ModelShape
 
 
@@ -79,7 +85,7 @@ def _valid(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig, lay: Layouts) -
     ok = (tp >= 1) & (pp >= 1) & (dp >= 1) & (cp >= 1) & (b >= 1) & (v >= 1)
     ok &= tp * pp * dp * cp == cl.num_gpus
     ok &= (m.heads % tp == 0) & (m.kv_heads % np.minimum(tp, m.kv_heads) == 0)
-    ok &= m.layers % (pp * v) == 0
+    ok &= valid_stages(m, pp.astype(np.float64), v.astype(np.float64))  # uneven ends ok
     ok &= ((m.seq_len % (2 * cp)) == 0) | (cp == 1)
     ok &= tr.global_batch_seqs % np.maximum(dp * b, 1) == 0
     ok &= (v == 1) | ((pp > 1) & ((tr.global_batch_seqs // np.maximum(dp * b, 1)) % pp == 0))
@@ -168,8 +174,11 @@ def evaluate_layouts(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig,
     logits_flops = 2.0 * tok * h * m.vocab / tp
     logits = (3.0 * logits_flops / gemm_rate + 3 * t0
               + 3.0 * 4.0 * tok * m.vocab / tp / hbm)
-    layers_per_stage = m.layers / pp
-    per_micro = layers_per_stage * (layer_compute + tp_exposed + cp_exposed) + logits
+    # The slowest stage sets the pace: a full middle stage, or the (shorter) last stage
+    # that also runs the output layer and loss.
+    layers_per_stage, _, last_layers = stage_layers(m, pp, v)
+    per_layer = layer_compute + tp_exposed + cp_exposed
+    per_micro = np.maximum(layers_per_stage * per_layer, last_layers * per_layer + logits)
     compute = micro * per_micro
     bubble = (pp - 1.0) / v * per_micro
 
