@@ -118,6 +118,35 @@ def megatron_core_rows() -> list[Row]:
     return rows
 
 
+def megatron2021_table2_rows() -> list[Row]:
+    """Narayanan 2021 Table 2: PTD (Megatron) vs ZeRO-3 without model parallelism (DeepSpeed),
+    175B / 530B GPT on Selene. Per-GPU TFLOP/s counted with eq. 3 incl. recompute, so the
+    published time is that FLOP count / (TFLOP/s * GPUs). ZeRO-3 shards weights, grads and
+    optimizer over all GPUs, gathers weights every micro-batch (fp16 gathers and reductions,
+    grad_bytes 2) and overlaps that traffic with compute (DeepSpeed prefetch); both schemes
+    use full activation recompute. Shapes: 175B 96x12288/96 heads, 530B 105x20480/128."""
+    shapes = {"174.6": (96, 12288, 96), "529.6": (105, 20480, 128)}
+    rows = []
+    for r in _read("megatron2021_table2_ptd_vs_zero3.csv"):
+        layers, hidden, heads = shapes[r["params_B"]]
+        m = _gpt(layers, hidden, heads, int(r["seq_len"]), 51200)
+        n, batch = int(r["num_gpus"]), int(r["global_batch_seqs"])
+        published = narayanan_flops_per_iteration(m, batch, recompute=True) / (
+            float(r["achieved_TFLOPs_per_GPU"]) * 1e12 * n)
+        tp, pp = int(r["TP"]), int(r["PP"])
+        zero = r["scheme"].startswith("ZeRO")
+        lay = Layouts.of(tp, pp, n // (tp * pp), 1, int(r["microbatch"]))
+        if zero:
+            tr = TrainingConfig(global_batch_seqs=batch, recompute="full", zero_stage=3,
+                                grad_bytes=2, sequence_parallel=False, flash_attention=False)
+        else:
+            tr = TrainingConfig(global_batch_seqs=batch, recompute="full",
+                                sequence_parallel=False, **_MEGATRON_2021)  # type: ignore[arg-type]
+        label = f"{r['params_B']}B {'ZeRO-3' if zero else 'PTD'} n={n}"
+        rows.append(Row("Megatron2021-T2", label, m, tr, _a100_cluster(n, 8), lay, published))
+    return rows
+
+
 def vtrain_rows() -> list[Row]:
     """vTrain multi-node ground truth (A100, 8 GPUs/node, 800 Gb/s per node = 4x HDR,
     full recompute; measured with Megatron-DeepSpeed per the vTrain repo data/README.md).
@@ -214,7 +243,8 @@ def predict(row: Row) -> float:
     return float(res.step_time_s[0])
 
 
-ALL_ROWS = korthikanti_rows() + megatron2021_rows() + megatron_core_rows() + vtrain_rows()
+ALL_ROWS = (korthikanti_rows() + megatron2021_rows() + megatron2021_table2_rows()
+            + megatron_core_rows() + vtrain_rows())
 EXCLUDED = inconsistent_rows([r for r in ALL_ROWS if r.source == "vTrain"])
 
 

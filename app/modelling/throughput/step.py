@@ -217,14 +217,26 @@ def evaluate_layouts(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig,
     out_bw = scale_out_bw_per_gpu(cl, nodes_spanned, data_fraction)
     fab = cl.scale_out
     sharded = tr.distributed_optimizer or tr.zero_stage >= 1
-    if tr.zero_stage >= 3:  # AG params fwd + AG bwd + RS grads, every micro-batch
-        bytes_eq = micro * params * (2.0 * 2.0 + tr.grad_bytes) / 2.0
+    if tr.zero_stage >= 3:
+        # Every micro-batch: all-gather bf16 weights for forward, again for the recompute
+        # forward under full recompute, again for backward; reduce-scatter the grads.
+        # Expressed as all-reduce-equivalent bytes (all-reduce = RS + AG).
+        gathers = 3.0 if tr.recompute == "full" else 2.0
+        bytes_eq = micro * params * (gathers * 2.0 + tr.grad_bytes) / 2.0
     elif sharded:  # RS grads + AG updated bf16 params
         bytes_eq = params * (tr.grad_bytes + 2.0) / 2.0
     else:
         bytes_eq = params * float(tr.grad_bytes)
     dp_time = hierarchical_allreduce_s(bytes_eq, local, nodes_spanned, up_bw, up_alpha,
                                        out_bw, out_alpha, fab.in_network_reduction)
+    if tr.zero_stage >= 3:
+        # ZeRO-3/FSDP gather each layer's shards from every DP rank with a flat collective:
+        # each GPU's whole shard traffic crosses the scale-out fabric (the hierarchical
+        # split only came with ZeRO++ hpZ; Wang et al. 2023, arXiv:2306.10209, Sec. 3-4).
+        flat_bw = scale_out_bw_per_gpu(cl, n_dp * tp * cp / gpn, data_fraction)
+        flat = allreduce_s(bytes_eq, n_dp, np.where(n_dp * tp * cp > gpn, flat_bw, up_bw),
+                           np.where(n_dp * tp * cp > gpn, out_alpha, up_alpha), False)
+        dp_time = flat
     dp_time = np.where(n_dp > 1, dp_time, 0.0)
     if tr.zero_stage >= 3:
         window = cal.DP_OVERLAP_FRACTION * compute
