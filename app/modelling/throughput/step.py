@@ -230,9 +230,12 @@ def evaluate_layouts(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig,
     dp_time = hierarchical_allreduce_s(bytes_eq, local, nodes_spanned, up_bw, up_alpha,
                                        out_bw, out_alpha, fab.in_network_reduction)
     if tr.zero_stage >= 3:
-        # ZeRO-3/FSDP gather each layer's shards from every DP rank with a flat collective:
-        # each GPU's whole shard traffic crosses the scale-out fabric (the hierarchical
-        # split only came with ZeRO++ hpZ; Wang et al. 2023, arXiv:2306.10209, Sec. 3-4).
+        # ZeRO-3/FSDP gather each layer's shards from every DP rank, layer by layer, over
+        # one flat communicator. Measured ZeRO-3 steps (Narayanan 2021 Table 2: per-GPU
+        # TFLOP/s halves as GPUs double at a fixed batch) behave as if each GPU's whole
+        # shard traffic crosses the fabric at its own NIC share, not the two-level optimum;
+        # keeping gathers inside the node is what ZeRO++ hpZ / HSDP add (Wang et al. 2023,
+        # arXiv:2306.10209). Priced flat.
         flat_bw = scale_out_bw_per_gpu(cl, n_dp * tp * cp / gpn, data_fraction)
         flat = allreduce_s(bytes_eq, n_dp, np.where(n_dp * tp * cp > gpn, flat_bw, up_bw),
                            np.where(n_dp * tp * cp > gpn, out_alpha, up_alpha), False)
