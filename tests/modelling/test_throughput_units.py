@@ -263,3 +263,57 @@ def test_auto_search_uses_uneven_stages_for_405b() -> None:
     assert best.fits
     assert m.layers % best.layout.pp != 0 or best.layout.interleave > 1
     assert best.mfu > 0.35
+
+
+def test_tensor_parallel_across_two_nodes_is_two_level() -> None:
+    """TP16 on 2 DGX A100 (4x HDR per node): each of the 4 TP all-reduces per layer and
+    micro-batch moves S = tok*h*2 bytes = 2048*3072*2 = 12.58 MB as NVLink reduce-scatter
+    + all-gather over 8 GPUs (each 7/8*S/B_up + 7*alpha_up) and an all-reduce of S/8 over
+    the 2 nodes (ring n=2: S/8/B_out + 2*alpha_out), not a flat 16-rank ring at NIC speed.
+    B_up = 300 GB/s * 0.80, B_out = 4*25 GB/s / 8 GPUs * 0.85, alphas 3.4 and 14 us."""
+    m = ModelShape("t", 30, 3072, 12288, 32, 32, 51200, 2048, gated_mlp=False,
+                   tied_embeddings=True)
+    tr = TrainingConfig(global_batch_seqs=8, recompute="none", sequence_parallel=False,
+                        flash_attention=False)
+    cl = ClusterConfig(gpu=gpu("A100 SXM 80GB"), gpus_per_node=8, nodes=2,
+                       scale_up=fabric("NVLink3"), scale_out=fabric("InfiniBand HDR"),
+                       nics_per_node=4, nic_gbits_per_s=200.0)
+    est = estimate(m, tr, cl, Layout(tp=16, dp=1, microbatch=1))
+    s = 2048 * 3072 * 2.0
+    b_up, b_out = 300e9 * 0.80, 4 * 25e9 / 8 * 0.85
+    one = 2 * (7 / 8 * s / b_up + 7 * 3.4e-6) + (s / 8 / b_out + 2 * 14e-6)
+    assert est.step.tp_comm_exposed_s == pytest.approx(8 * 30 * 4 * one, rel=1e-9)
+    flat = 2 * 15 / 16 * s / b_out  # what a flat ring at NIC speed would cost (bytes only)
+    assert one < flat / 4
+
+
+def test_zero3_gathers_are_priced_flat_per_gpu() -> None:
+    """Llama-2 7B, ZeRO-3 over 64 GPUs on one 100 GbE NIC per node, full recompute, bf16
+    reductions: per micro-batch 3 weight all-gathers (forward, recompute, backward) of 2 B
+    and a 2 B gradient reduce-scatter = (3*2 + 2)/2 = 4 B/param all-reduce-equivalent, as a
+    flat 64-rank ring at the GPU's NIC share 100 Gb/s / 8 * 0.60 (TCP loss factor 1 at the
+    default 1e-4 with 8 flows); 90% of the compute hides it."""
+    m = preset("llama2-7b")
+    params = m.layers * m.params_per_layer + m.embedding_params
+    tr = TrainingConfig(global_batch_seqs=64, zero_stage=3, recompute="full", grad_bytes=2)
+    cl = _cluster(8, "Ethernet TCP 100G", nics=1, gbits=100.0)
+    est = estimate(m, tr, cl, Layout(tp=1, dp=64, microbatch=1))
+    bw = 100e9 / 8 / 8 * 0.60
+    ring = 2 * 63 / 64 * 4.0 * params / bw + 2 * 63 * 30e-6
+    window = 0.9 * est.step.compute_s
+    assert est.step.dp_comm_exposed_s == pytest.approx(ring - window, rel=1e-9)
+
+
+def test_tied_embedding_gradients_cross_the_pipeline() -> None:
+    """GPT with tied embeddings on PP2 over 2 nodes (TP8 inside each): per micro-batch 2 hops
+    of the tok*h*2 activation (SP off), over m + p - 1 = 4 + 1 slots, plus one all-reduce of
+    the V*h/8 fp32 embedding gradient between the first and the last stage (ring of 2:
+    S/B + 2*alpha). B = 8 x 400 Gb/s / 8 GPUs * 0.85, alpha 14 us."""
+    m = ModelShape("g", 4, 4096, 16384, 32, 32, 51200, 2048, gated_mlp=False,
+                   tied_embeddings=True)
+    tr = TrainingConfig(global_batch_seqs=4, sequence_parallel=False)
+    est = estimate(m, tr, _cluster(2), Layout(tp=8, pp=2, dp=1, microbatch=1))
+    bw = 400e9 / 8 * 0.85
+    hop = 2048 * 4096 * 2.0 / bw + 14e-6
+    emb = 51200 * 4096 / 8 * 4.0 / bw + 2 * 14e-6
+    assert est.step.pp_comm_s == pytest.approx(2 * (4 + 1) * hop + emb, rel=1e-9)
