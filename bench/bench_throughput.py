@@ -41,6 +41,22 @@ def main() -> None:
     print(f"  best {best.layout}: step {best.step.step_time_s:.2f} s, "
           f"MFU {100 * best.mfu:.1f}%, {best.tokens_per_day / 1e9:.1f} B tokens/day")
 
+    m405 = preset("llama3-405b")
+    tr405 = TrainingConfig(global_batch_seqs=2048)
+    big = replace(cl, nodes=2048, scale_out=fabric("RoCEv2 tuned"))
+    search_layouts(m405, tr405, big)
+    t = time.perf_counter()
+    for _ in range(reps):
+        res405 = search_layouts(m405, tr405, big)
+    dt = (time.perf_counter() - t) / reps
+    print(f"Llama-3 405B on 16,384 H100: {res405.evaluated} valid layouts in {dt * 1e3:.1f} ms "
+          f"= {res405.evaluated / dt:,.0f} layouts/s")
+    best405 = estimate(m405, tr405, big)
+    lay405 = best405.layout
+    uneven = "uneven" if m405.layers % (lay405.pp * lay405.interleave) else "even"
+    print(f"  best {lay405} ({uneven} stages of 126 layers): step "
+          f"{best405.step.step_time_s:.2f} s, MFU {100 * best405.mfu:.1f}%")
+
     m70 = preset("llama3-70b")
     tr70 = TrainingConfig(global_batch_seqs=512)
     nodes = [1, 2, 4, 8, 16, 32, 64]

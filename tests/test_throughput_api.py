@@ -32,6 +32,17 @@ def test_untuned_roce_is_slower_than_ndr_for_70b_at_64_gpus(client: TestClient) 
     assert tokens("RoCEv2 untuned") < tokens("InfiniBand NDR")
 
 
+def test_one_degraded_nvlink_pair_slows_the_job(client: TestClient) -> None:
+    def tokens(extra: dict[str, object]) -> float:
+        r = client.post("/api/v1/throughput", json={
+            "model": {"preset": "llama2-70b"}, "nodes": 16, "scaling_fabrics": [],
+            "scaling_nodes": [], "layout": {"tp": 8, "pp": 2, "dp": 8}, **extra})
+        assert r.status_code == 200, r.text
+        return float(r.json()["tokens_per_s"])
+
+    assert tokens({"degraded_scale_up_gbytes_per_s": 25.0}) < 0.5 * tokens({})
+
+
 @pytest.mark.parametrize(("body", "field", "words"), [
     ({"layout": {"tp": 3, "pp": 1, "dp": 1}, "nodes": 1, "gpus_per_node": 3}, "layout",
      "does not divide"),
@@ -42,6 +53,7 @@ def test_untuned_roce_is_slower_than_ndr_for_70b_at_64_gpus(client: TestClient) 
       "layout": {"tp": 8, "pp": 1, "dp": 1}, "global_batch_seqs": 8}, "layout", "does not fit"),
     ({"gpu": "A100 SXM 80GB", "precision": "fp8"}, "precision", "fp8"),
     ({"oversubscription": 0.5}, "oversubscription", "greater than or equal"),
+    ({"degraded_nic_gbps": 0}, "degraded_nic_gbps", "greater than"),
 ])
 def test_invalid_input_is_422_naming_the_reason(client: TestClient, body: dict[str, object],
                                                field: str, words: str) -> None:

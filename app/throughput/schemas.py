@@ -60,6 +60,10 @@ class ThroughputRequest(BaseModel):
     packet_loss_rate: float | None = Field(None, ge=0.0, le=0.1)
     storage_gbytes_per_s: float = Field(100.0, gt=0, le=100_000)
     data_shares_network: bool = False
+    degraded_scale_up_gbytes_per_s: float | None = Field(
+        None, gt=0, le=10_000, description="One GPU pair's NVLink fallen back to this speed")
+    degraded_nic_gbps: float | None = Field(
+        None, gt=0, le=3200, description="One NIC port running at this speed")
     precision: Literal["bf16", "fp8"] = "bf16"
     recompute: Literal["none", "selective", "full"] = "selective"
     zero_stage: int = Field(1, ge=0, le=3)

@@ -67,7 +67,9 @@ def cluster_config(req: ThroughputRequest) -> ClusterConfig:
         nic_gbits_per_s=req.nic_gbps or scale_out.port_gbits_per_s, topology=req.topology,
         oversubscription=req.oversubscription, packet_loss_rate=req.packet_loss_rate,
         storage_gbytes_per_s=req.storage_gbytes_per_s,
-        data_shares_network=req.data_shares_network)
+        data_shares_network=req.data_shares_network,
+        degraded_scale_up_gbytes_per_s=req.degraded_scale_up_gbytes_per_s,
+        degraded_nic_gbits_per_s=req.degraded_nic_gbps)
 
 
 def training_config(req: ThroughputRequest) -> TrainingConfig:

@@ -35,6 +35,7 @@ from app.modelling.throughput.failures import (
     young_interval_s,
 )
 from app.modelling.throughput.flops import model_flops_per_token, six_n_flops_per_token
+from app.modelling.throughput.memory import stage_layers, valid_stages
 
 
 def _cluster(nodes: int = 1, scale_out: str = "InfiniBand NDR", nics: int = 8,
@@ -174,7 +175,10 @@ def test_oversubscription_and_mixed_generations_slow_things_down() -> None:
     base = _cluster(16)
     over = replace(base, oversubscription=4.0, nodes_per_leaf=4)
     assert estimate(m, tr, over, lay).tokens_per_s < estimate(m, tr, base, lay).tokens_per_s
+    # Mixed generations, on a compute-bound recipe (ZeRO-3 above is network-bound, where a
+    # slower GPU barely shows): TP8 PP2 DP8 with the distributed optimizer.
     mixed = replace(base, other_gpus=(gpu("A100 SXM 80GB"),))
+    tr, lay = TrainingConfig(global_batch_seqs=512), Layout(tp=8, pp=2, dp=8)
     slow = estimate(m, tr, mixed, lay)
     fast = estimate(m, tr, base, lay)
     assert slow.tokens_per_s < 0.9 * fast.tokens_per_s
@@ -216,3 +220,100 @@ def test_data_loading_stall_when_storage_is_slow() -> None:
                     Layout(tp=1, dp=32, microbatch=1))
     assert fast.step.data_stall_s == 0.0
     assert slow.step.data_stall_s > 0.0
+
+
+def test_uneven_pipeline_stages_llama3_405b() -> None:
+    """Llama 3 405B: 126 layers on PP16 (arXiv:2407.21783 Sec. 3.3.2) - pp does not divide
+    the layers. Without interleaving: chunks of ceil(126/16) = 8, shortfall 16*8 - 126 = 2,
+    one layer off the first and one off the last stage -> 7, 8 x 14, 7. With interleave 8:
+    128 chunks of 1 layer, shortfall 2 -> an embedding-only first chunk and a loss-only
+    last chunk (Llama 3's own split): a middle rank holds 8 layers, the ends 7."""
+    m = preset("llama3-405b")
+    full, first, last = stage_layers(m, np.array([16.0]))
+    assert (float(full[0]), float(first[0]), float(last[0])) == (8.0, 7.0, 7.0)
+    assert m.layers == 14 * 8 + 7 + 7
+    full, first, last = stage_layers(m, np.array([16.0]), 8.0)
+    assert (float(full[0]), float(first[0]), float(last[0])) == (8.0, 7.0, 7.0)
+    # 126 layers on 64 stages: chunks of 2, shortfall 2 -> ends of 1 layer; on 100 stages
+    # chunks of 2 would leave a shortfall of 74: invalid, and the error says why.
+    assert bool(valid_stages(m, np.array([64.0]))[0])
+    assert not bool(valid_stages(m, np.array([100.0]))[0])
+    tr = TrainingConfig(global_batch_seqs=2048, recompute="full")
+    cl = _cluster(2048, "RoCEv2 tuned")
+    lay = Layout(tp=8, pp=16, dp=128, microbatch=1, interleave=8)
+    est = estimate(m, tr, cl, lay)
+    assert est.fits
+    # Bubble of the biggest stage: (p-1)/v = 15/8 of one micro-batch of 8 layers; the step
+    # has m = 2048/128 = 16 micro-batches of it, so bubble / compute-incl-comm = 15/8/16.
+    s = est.step
+    assert s.pipeline_bubble_s == pytest.approx(
+        (s.compute_s + s.tp_comm_exposed_s) * 15 / 8 / 16, rel=1e-6)
+    flat = estimate(m, tr, cl, Layout(tp=8, pp=16, dp=128, microbatch=1))
+    assert est.tokens_per_s > 1.3 * flat.tokens_per_s  # interleaving shrinks the bubble 8x
+    with pytest.raises(LayoutError, match="only the first and the last model chunk"):
+        estimate(m, tr, cl, Layout(tp=8, pp=64, dp=32, interleave=4))  # 256 chunks
+
+
+def test_auto_search_uses_uneven_stages_for_405b() -> None:
+    """Before uneven stages the search needed pp | 126 (1, 2, 3, 6, 7, 9, 14, ...) and
+    settled near 23% MFU on 16,384 H100; now power-of-two pipelines with shorter end
+    stages are candidates and the best layout lands well above that."""
+    m = preset("llama3-405b")
+    best = estimate(m, TrainingConfig(global_batch_seqs=2048), _cluster(2048, "RoCEv2 tuned"))
+    assert best.fits
+    assert m.layers % best.layout.pp != 0 or best.layout.interleave > 1
+    assert best.mfu > 0.35
+
+
+def test_tensor_parallel_across_two_nodes_is_two_level() -> None:
+    """TP16 on 2 DGX A100 (4x HDR per node): each of the 4 TP all-reduces per layer and
+    micro-batch moves S = tok*h*2 bytes = 2048*3072*2 = 12.58 MB as NVLink reduce-scatter
+    + all-gather over 8 GPUs (each 7/8*S/B_up + 7*alpha_up) and an all-reduce of S/8 over
+    the 2 nodes (ring n=2: S/8/B_out + 2*alpha_out), not a flat 16-rank ring at NIC speed.
+    B_up = 300 GB/s * 0.80, B_out = 4*25 GB/s / 8 GPUs * 0.85, alphas 3.4 and 14 us."""
+    m = ModelShape("t", 30, 3072, 12288, 32, 32, 51200, 2048, gated_mlp=False,
+                   tied_embeddings=True)
+    tr = TrainingConfig(global_batch_seqs=8, recompute="none", sequence_parallel=False,
+                        flash_attention=False)
+    cl = ClusterConfig(gpu=gpu("A100 SXM 80GB"), gpus_per_node=8, nodes=2,
+                       scale_up=fabric("NVLink3"), scale_out=fabric("InfiniBand HDR"),
+                       nics_per_node=4, nic_gbits_per_s=200.0)
+    est = estimate(m, tr, cl, Layout(tp=16, dp=1, microbatch=1))
+    s = 2048 * 3072 * 2.0
+    b_up, b_out = 300e9 * 0.80, 4 * 25e9 / 8 * 0.85
+    one = 2 * (7 / 8 * s / b_up + 7 * 3.4e-6) + (s / 8 / b_out + 2 * 14e-6)
+    assert est.step.tp_comm_exposed_s == pytest.approx(8 * 30 * 4 * one, rel=1e-9)
+    flat = 2 * 15 / 16 * s / b_out  # what a flat ring at NIC speed would cost (bytes only)
+    assert one < flat / 4
+
+
+def test_zero3_gathers_are_priced_flat_per_gpu() -> None:
+    """Llama-2 7B, ZeRO-3 over 64 GPUs on one 100 GbE NIC per node, full recompute, bf16
+    reductions: per micro-batch 3 weight all-gathers (forward, recompute, backward) of 2 B
+    and a 2 B gradient reduce-scatter = (3*2 + 2)/2 = 4 B/param all-reduce-equivalent, as a
+    flat 64-rank ring at the GPU's NIC share 100 Gb/s / 8 * 0.60 (TCP loss factor 1 at the
+    default 1e-4 with 8 flows); 90% of the compute hides it."""
+    m = preset("llama2-7b")
+    params = m.layers * m.params_per_layer + m.embedding_params
+    tr = TrainingConfig(global_batch_seqs=64, zero_stage=3, recompute="full", grad_bytes=2)
+    cl = _cluster(8, "Ethernet TCP 100G", nics=1, gbits=100.0)
+    est = estimate(m, tr, cl, Layout(tp=1, dp=64, microbatch=1))
+    bw = 100e9 / 8 / 8 * 0.60
+    ring = 2 * 63 / 64 * 4.0 * params / bw + 2 * 63 * 30e-6
+    window = 0.9 * est.step.compute_s
+    assert est.step.dp_comm_exposed_s == pytest.approx(ring - window, rel=1e-9)
+
+
+def test_tied_embedding_gradients_cross_the_pipeline() -> None:
+    """GPT with tied embeddings on PP2 over 2 nodes (TP8 inside each): per micro-batch 2 hops
+    of the tok*h*2 activation (SP off), over m + p - 1 = 4 + 1 slots, plus one all-reduce of
+    the V*h/8 fp32 embedding gradient between the first and the last stage (ring of 2:
+    S/B + 2*alpha). B = 8 x 400 Gb/s / 8 GPUs * 0.85, alpha 14 us."""
+    m = ModelShape("g", 4, 4096, 16384, 32, 32, 51200, 2048, gated_mlp=False,
+                   tied_embeddings=True)
+    tr = TrainingConfig(global_batch_seqs=4, sequence_parallel=False)
+    est = estimate(m, tr, _cluster(2), Layout(tp=8, pp=2, dp=1, microbatch=1))
+    bw = 400e9 / 8 * 0.85
+    hop = 2048 * 4096 * 2.0 / bw + 14e-6
+    emb = 51200 * 4096 / 8 * 4.0 / bw + 2 * 14e-6
+    assert est.step.pp_comm_s == pytest.approx(2 * (4 + 1) * hop + emb, rel=1e-9)

@@ -5,6 +5,7 @@ measurements in ../shared/calibration/h200_measured.json (H100 and H200 share th
 and are then *validated*, not fitted, against Megatron-Core 2024 H100 rows. Ampere constants
 that have no direct measurement (GEMM tail overhead) were fitted once across all A100 rows of
 Korthikanti 2022 Table 5 and Narayanan 2021 Table 1 together; vTrain rows are held out.
+LAYER_OVERHEAD_S is a framework constant shared by every family.
 """
 
 from __future__ import annotations
@@ -41,11 +42,15 @@ _HOPPER = GpuCalibration(
 )
 
 GPU_CALIBRATION: dict[str, GpuCalibration] = {
-    # Ampere: MAMF bf16 271.2/312 = 0.869 (gpu_hardware_specs.csv). GEMM overhead fitted
-    # jointly on the A100 rows of Korthikanti 2022 + Narayanan 2021 (see module doc).
+    # Ampere: no GEMM-shape measurement here, so (matmul_eff, gemm_overhead_s) are fitted
+    # once, minimax (the validation target is the worst row), over the 18 A100 rows of
+    # Korthikanti 2022 Table 5 + Narayanan 2021 Table 1 on a 0.01 x 10 us grid with
+    # LAYER_OVERHEAD_S fixed: 0.81 and 20 us (worst row 9.7%, RMS 6.0%). 0.81 is below the
+    # best-shape MAMF 271.2/312 = 0.869 (gpu_hardware_specs.csv): Megatron's GEMM shapes are
+    # not all best-case. vTrain rows are held out of the fit.
     # FlashAttention-2 paper: ~50-70% of A100 peak fwd+bwd -> 0.5 (Dao 2023). No fp8.
     "ampere": GpuCalibration(
-        matmul_eff=0.869, fp8_matmul_eff=0.0, gemm_overhead_s=40e-6, flash_attn_eff=0.50,
+        matmul_eff=0.81, fp8_matmul_eff=0.0, gemm_overhead_s=20e-6, flash_attn_eff=0.50,
         hbm_eff=0.88,
     ),
     "hopper": _HOPPER,

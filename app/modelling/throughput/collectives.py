@@ -131,7 +131,13 @@ def scale_out_bw_per_gpu(cluster: ClusterConfig, nodes_spanned: FloatArray,
     its GPUs, times NCCL bus efficiency, loss goodput, topology factor, and minus the share
     the data loader uses when it rides the same network."""
     fab = cluster.scale_out
-    per_gpu_line = cluster.node_bytes_per_s / cluster.gpus_per_node
+    node_bytes = cluster.node_bytes_per_s
+    if cluster.degraded_nic_gbits_per_s is not None:
+        # NCCL splits each collective evenly over the node's NICs (one channel set per
+        # rail): the slow port's share finishes last, so the node runs at nics x slow port.
+        slow = min(cluster.degraded_nic_gbits_per_s, cluster.nic_gbits_per_s) * 1e9 / 8.0
+        node_bytes = min(node_bytes, cluster.nics_per_node * slow)
+    per_gpu_line = node_bytes / cluster.gpus_per_node
     loss = cluster.packet_loss_rate
     p = fab.default_loss_rate if loss is None else loss
     port_bytes = fab.port_gbits_per_s * 1e9 / 8.0
@@ -147,4 +153,6 @@ def scale_up_bw_per_gpu(cluster: ClusterConfig) -> float:
     line = min(fab.port_gbits_per_s / 8.0, cluster.gpu.scale_up_gbytes_per_s) * 1e9
     for g in cluster.other_gpus:
         line = min(line, g.scale_up_gbytes_per_s * 1e9)
+    if cluster.degraded_scale_up_gbytes_per_s is not None:
+        line = min(line, cluster.degraded_scale_up_gbytes_per_s * 1e9)
     return line * fab.busbw_efficiency

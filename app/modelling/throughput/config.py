@@ -63,12 +63,21 @@ class ClusterConfig:
     storage_gbytes_per_s: float = 100.0  # aggregate read bandwidth of the data store
     data_shares_network: bool = False
     other_gpus: tuple[GpuSpec, ...] = field(default_factory=tuple)
+    # One degraded link anywhere in the job (None = healthy). Ring collectives move equal
+    # shares over every link, so the slowest link paces each one and synchronous training
+    # waits for it: a GPU pair whose NVLink fell back to PCIe, or one NIC port running slow.
+    degraded_scale_up_gbytes_per_s: float | None = None  # per direction, that GPU pair
+    degraded_nic_gbits_per_s: float | None = None  # that one NIC port
 
     def __post_init__(self) -> None:
         if self.gpus_per_node <= 0 or self.nodes <= 0:
             raise ValueError("cluster needs at least one node with at least one GPU")
         if self.oversubscription < 1.0:
             raise ValueError("oversubscription ratio must be >= 1")
+        for name in ("degraded_scale_up_gbytes_per_s", "degraded_nic_gbits_per_s"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"{name} must be positive")
 
     @property
     def num_gpus(self) -> int:

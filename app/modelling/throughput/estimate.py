@@ -9,7 +9,7 @@ import numpy as np
 from app.modelling.throughput.config import ClusterConfig, Layouts, TrainingConfig
 from app.modelling.throughput.failures import FailureConfig, Goodput, goodput
 from app.modelling.throughput.layouts import search_layouts
-from app.modelling.throughput.memory import usable_hbm_bytes
+from app.modelling.throughput.memory import usable_hbm_bytes, valid_stages
 from app.modelling.throughput.model import ModelShape
 from app.modelling.throughput.step import StepArrays, evaluate_layouts, slowest_gpu
 
@@ -85,9 +85,9 @@ def check_layout(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig, lay: Layo
                 f"{n} GPUs")
     if m.kv_heads % min(lay.tp, m.kv_heads):
         return f"tensor parallel {lay.tp} does not divide {m.kv_heads} KV heads"
-    if m.layers % (lay.pp * lay.interleave):
-        return (f"pipeline {lay.pp} x interleave {lay.interleave} does not divide "
-                f"{m.layers} layers")
+    if not bool(valid_stages(m, np.array([float(lay.pp)]), float(lay.interleave))[0]):
+        return (f"pipeline {lay.pp} x interleave {lay.interleave} cannot split {m.layers} "
+                f"layers: only the first and the last model chunk may be shorter")
     if lay.cp > 1 and m.seq_len % (2 * lay.cp):
         return f"context parallel {lay.cp} needs seq_len divisible by {2 * lay.cp}"
     if tr.global_batch_seqs % (lay.dp * lay.microbatch):

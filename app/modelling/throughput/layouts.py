@@ -19,7 +19,7 @@ from app.modelling.throughput.model import ModelShape
 from app.modelling.throughput.step import StepArrays, _valid, evaluate_layouts
 
 MICROBATCHES = (1, 2, 4, 8, 16)
-INTERLEAVES = (1, 2, 3, 4)
+INTERLEAVES = (1, 2, 3, 4, 8)
 CONTEXT_PARALLEL = (1, 2, 4, 8, 16)
 
 
@@ -39,12 +39,12 @@ class SearchResult:
 def enumerate_layouts(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig,
                       max_cp: int = 16) -> Layouts:
     """Every layout with TP inside one NVLink domain (a power of two dividing the heads),
-    PP dividing the layers, CP a power of two, DP filling the GPUs, and the batch, head,
-    layer and interleaving divisibility rules of Megatron-LM."""
+    PP up to the layer count (shorter first/last stages allowed), CP a power of two, DP
+    filling the GPUs, and the batch, head and interleaving rules of Megatron-LM."""
     n = cl.num_gpus
     tps = [t for t in (1, 2, 4, 8, 16, 32, 64, 72)
            if t <= cl.gpus_per_node and m.heads % t == 0 and n % t == 0]
-    pps = [p for p in range(1, m.layers + 1) if m.layers % p == 0 and n % p == 0]
+    pps = [p for p in range(1, m.layers + 1) if n % p == 0]  # uneven stages: _valid
     cps = [c for c in CONTEXT_PARALLEL if c <= max_cp and n % c == 0]
     grid = np.meshgrid(np.array(tps), np.array(pps), np.array(cps), np.array(MICROBATCHES),
                        np.array(INTERLEAVES), indexing="ij")

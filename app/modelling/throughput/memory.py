@@ -40,13 +40,49 @@ def usable_hbm_bytes(hbm_gbytes: float) -> float:
     return hbm_gbytes * 1e9 * (1.0 - _RESERVED_FRACTION) - _RESERVED_BYTES
 
 
+def stage_layers(m: ModelShape, pp: FloatArray, v: FloatArray | float = 1.0
+                 ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Layers held by (a middle, the first, the last) pipeline rank over its v chunks.
+
+    The L layers are cut into pp*v model chunks of ceil(L/(pp*v)) layers; when that does not
+    divide L, the shortfall comes off the very first and the very last chunk, which also
+    carry the embedding and the output layer + loss. Megatron-LM exposes this as
+    --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers; Llama 3 405B
+    (126 layers, PP16, interleaved) took one layer off the first and the last stage, leaving
+    an embedding-only first chunk and a loss-only last chunk (Llama 3 Herd of Models,
+    arXiv:2407.21783, Sec. 3.3.2). The last rank gives up the odd layer (it also runs the
+    loss). valid_stages rejects splits that would need more than those two chunks.
+    """
+    vv = np.asarray(v, dtype=np.float64)
+    chunk = np.ceil(m.layers / (pp * vv))
+    short = chunk * pp * vv - m.layers
+    full = chunk * vv
+    last = np.where(pp > 1, full - np.ceil(short / 2.0), full)
+    first = np.where(pp > 1, full - np.floor(short / 2.0), full)
+    return full, first, last
+
+
+def valid_stages(m: ModelShape, pp: FloatArray, v: FloatArray | float = 1.0) -> BoolArray:
+    """The shortfall fits in the first and last chunk (each may end up empty)."""
+    vv = np.asarray(v, dtype=np.float64)
+    chunk = np.ceil(m.layers / (pp * vv))
+    short = chunk * pp * vv - m.layers
+    ok = (pp * vv <= m.layers + 2) & ((short == 0) | ((pp > 1) & (short <= 2 * chunk)))
+    return np.asarray(ok, dtype=np.bool_)
+
+
 def params_per_gpu(m: ModelShape, lay: Layouts) -> FloatArray:
-    """Parameters on the worst stage: its layers / TP plus one embedding matrix / TP."""
+    """Parameters on the largest stage / TP: a middle stage's layers, or the first stage's
+    layers plus the input embedding (the last stage holds the output projection, or with
+    tied embeddings a copy of the input one)."""
     tp = lay.tp.astype(np.float64)
     pp = lay.pp.astype(np.float64)
-    layers = np.ceil(m.layers / pp)
-    emb = np.where(pp > 1, m.vocab * m.hidden, m.embedding_params)
-    return (layers * m.params_per_layer + emb) / tp
+    full, first, last = stage_layers(m, pp, lay.interleave.astype(np.float64))
+    per_emb = float(m.vocab * m.hidden)
+    ends = np.maximum(first, last) * m.params_per_layer + per_emb
+    worst = np.where(pp > 1, np.maximum(full * m.params_per_layer, ends),
+                     full * m.params_per_layer + m.embedding_params)
+    return worst / tp
 
 
 def activation_bytes_per_layer(m: ModelShape, tr: TrainingConfig, lay: Layouts) -> FloatArray:
@@ -90,8 +126,13 @@ def memory_per_gpu(m: ModelShape, tr: TrainingConfig, lay: Layouts, hbm_gbytes: 
     # a (1 + (p-1)/(p*v)) factor (Korthikanti 2022 eq. 5).
     in_flight = np.minimum(pp, micro_batches)
     interleave = np.where(v > 1, 1.0 + (pp - 1) / (pp * v), 1.0)
-    layers_per_stage = np.ceil(m.layers / pp)
-    acts = per_layer * layers_per_stage * in_flight * interleave
+    # With uneven stages the first (shorter) stage holds min(p, m) micro-batches and the
+    # second, full, stage one fewer: take the larger.
+    mid_layers, first_layers, _ = stage_layers(m, pp, v)
+    held = np.where(pp > 1, np.maximum(first_layers * in_flight,
+                                       mid_layers * np.minimum(pp - 1, micro_batches)),
+                    mid_layers * in_flight)
+    acts = per_layer * held * interleave
     if tr.recompute == "full":  # one layer is fully materialised while it is recomputed
         full = TrainingConfig(**{**tr.__dict__, "recompute": "none"})
         acts = acts + activation_bytes_per_layer(m, full, lay)

@@ -36,7 +36,13 @@ from app.modelling.throughput.flops import (
     model_flops_per_token,
 )
 from app.modelling.throughput.hardware import GpuSpec
-from app.modelling.throughput.memory import MemoryArrays, memory_per_gpu, params_per_gpu
+from app.modelling.throughput.memory import (
+    MemoryArrays,
+    memory_per_gpu,
+    params_per_gpu,
+    stage_layers,
+    valid_stages,
+)
 from app.modelling.throughput.model import ModelShape
 
 
@@ -79,7 +85,7 @@ def _valid(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig, lay: Layouts) -
     ok = (tp >= 1) & (pp >= 1) & (dp >= 1) & (cp >= 1) & (b >= 1) & (v >= 1)
     ok &= tp * pp * dp * cp == cl.num_gpus
     ok &= (m.heads % tp == 0) & (m.kv_heads % np.minimum(tp, m.kv_heads) == 0)
-    ok &= m.layers % (pp * v) == 0
+    ok &= valid_stages(m, pp.astype(np.float64), v.astype(np.float64))  # uneven ends ok
     ok &= ((m.seq_len % (2 * cp)) == 0) | (cp == 1)
     ok &= tr.global_batch_seqs % np.maximum(dp * b, 1) == 0
     ok &= (v == 1) | ((pp > 1) & ((tr.global_batch_seqs // np.maximum(dp * b, 1)) % pp == 0))
@@ -141,11 +147,18 @@ def evaluate_layouts(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig,
     up_bw, up_alpha = scale_up_bw_per_gpu(cl), cl.scale_up.latency_us * 1e-6
     out_alpha = cl.scale_out.latency_us * 1e-6
     gpn = float(cl.gpus_per_node)
+    # TP spanning nodes (tp > gpus per node) runs NCCL's two-level algorithm: NVLink
+    # reduce-scatter, all-reduce of 1/gpn of the bytes across tp/gpn nodes, NVLink
+    # all-gather - so each node's NICs carry ~2S, not every GPU 2S (same as the DP path).
+    tp_bytes = tok * h * 2.0
     tp_in_node = tp <= gpn
-    tp_bw = np.where(tp_in_node, up_bw, scale_out_bw_per_gpu(cl, tp / gpn))
-    tp_alpha = np.where(tp_in_node, up_alpha, out_alpha)
-    tp_comm = n_tp_coll * allreduce_s(tok * h * 2.0, tp, tp_bw, tp_alpha,
-                                      cl.scale_up.in_network_reduction)
+    tp_local = np.minimum(tp, gpn)
+    tp_nodes = np.maximum(tp / gpn, 1.0)
+    tp_intra = allreduce_s(tp_bytes, tp, up_bw, up_alpha, cl.scale_up.in_network_reduction)
+    tp_inter = hierarchical_allreduce_s(tp_bytes, tp_local, tp_nodes, up_bw, up_alpha,
+                                        scale_out_bw_per_gpu(cl, tp_nodes), out_alpha,
+                                        cl.scale_out.in_network_reduction)
+    tp_comm = n_tp_coll * np.where(tp_in_node, tp_intra, tp_inter)
     tp_exposed = tp_comm * ((1.0 - cal.TP_COMM_OVERLAP_FRACTION) if tr.tp_comm_overlap else 1.0)
 
     # Context parallel (ring attention, Liu et al. 2023): cp-1 KV-chunk hops forward, twice
@@ -161,8 +174,11 @@ def evaluate_layouts(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig,
     logits_flops = 2.0 * tok * h * m.vocab / tp
     logits = (3.0 * logits_flops / gemm_rate + 3 * t0
               + 3.0 * 4.0 * tok * m.vocab / tp / hbm)
-    layers_per_stage = m.layers / pp
-    per_micro = layers_per_stage * (layer_compute + tp_exposed + cp_exposed) + logits
+    # The slowest stage sets the pace: a full middle stage, or the (shorter) last stage
+    # that also runs the output layer and loss.
+    layers_per_stage, _, last_layers = stage_layers(m, pp, v)
+    per_layer = layer_compute + tp_exposed + cp_exposed
+    per_micro = np.maximum(layers_per_stage * per_layer, last_layers * per_layer + logits)
     compute = micro * per_micro
     bubble = (pp - 1.0) / v * per_micro
 
@@ -185,6 +201,13 @@ def evaluate_layouts(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig,
     pp_alpha = np.where(pp_cross, out_alpha, up_alpha)
     pp_hop = p2p_s(tok * h * 2.0 / sp, pp_bw, pp_alpha)
     pp_comm = np.where(pp > 1, 2.0 * v * (micro + pp - 1.0) * pp_hop, 0.0)
+    # Tied input/output embeddings live on the first and the last stage; after the flush
+    # their gradients are all-reduced between those two ranks (Narayanan 2021 Sec. 4.1;
+    # Megatron-LM finalize_model_grads._allreduce_word_embedding_grads), exposed.
+    if m.tied_embeddings:
+        emb_bytes = m.vocab * h / tp * float(tr.grad_bytes)
+        pp_comm = pp_comm + np.where(pp > 1, allreduce_s(emb_bytes, 2.0, pp_bw, pp_alpha,
+                                                         False), 0.0)
 
     # Data parallel over dp*cp replicas (ranks ordered tp, cp, dp, pp as in Megatron).
     params = params_per_gpu(m, lay)
@@ -194,14 +217,29 @@ def evaluate_layouts(m: ModelShape, tr: TrainingConfig, cl: ClusterConfig,
     out_bw = scale_out_bw_per_gpu(cl, nodes_spanned, data_fraction)
     fab = cl.scale_out
     sharded = tr.distributed_optimizer or tr.zero_stage >= 1
-    if tr.zero_stage >= 3:  # AG params fwd + AG bwd + RS grads, every micro-batch
-        bytes_eq = micro * params * (2.0 * 2.0 + tr.grad_bytes) / 2.0
+    if tr.zero_stage >= 3:
+        # Every micro-batch: all-gather bf16 weights for forward, again for the recompute
+        # forward under full recompute, again for backward; reduce-scatter the grads.
+        # Expressed as all-reduce-equivalent bytes (all-reduce = RS + AG).
+        gathers = 3.0 if tr.recompute == "full" else 2.0
+        bytes_eq = micro * params * (gathers * 2.0 + tr.grad_bytes) / 2.0
     elif sharded:  # RS grads + AG updated bf16 params
         bytes_eq = params * (tr.grad_bytes + 2.0) / 2.0
     else:
         bytes_eq = params * float(tr.grad_bytes)
     dp_time = hierarchical_allreduce_s(bytes_eq, local, nodes_spanned, up_bw, up_alpha,
                                        out_bw, out_alpha, fab.in_network_reduction)
+    if tr.zero_stage >= 3:
+        # ZeRO-3/FSDP gather each layer's shards from every DP rank, layer by layer, over
+        # one flat communicator. Measured ZeRO-3 steps (Narayanan 2021 Table 2: per-GPU
+        # TFLOP/s halves as GPUs double at a fixed batch) behave as if each GPU's whole
+        # shard traffic crosses the fabric at its own NIC share, not the two-level optimum;
+        # keeping gathers inside the node is what ZeRO++ hpZ / HSDP add (Wang et al. 2023,
+        # arXiv:2306.10209). Priced flat.
+        flat_bw = scale_out_bw_per_gpu(cl, n_dp * tp * cp / gpn, data_fraction)
+        flat = allreduce_s(bytes_eq, n_dp, np.where(n_dp * tp * cp > gpn, flat_bw, up_bw),
+                           np.where(n_dp * tp * cp > gpn, out_alpha, up_alpha), False)
+        dp_time = flat
     dp_time = np.where(n_dp > 1, dp_time, 0.0)
     if tr.zero_stage >= 3:
         window = cal.DP_OVERLAP_FRACTION * compute
