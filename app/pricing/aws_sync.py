@@ -25,6 +25,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any, TextIO
 
+from botocore.exceptions import ClientError
 from sqlalchemy.orm import Session
 
 from app.pricing import repository
@@ -62,6 +63,8 @@ PAYMENT = {"No Upfront": PaymentOption.no_upfront, "Partial Upfront": PaymentOpt
 SP_PLAN = {"Compute": PurchaseOption.compute_savings_plan,
            "EC2Instance": PurchaseOption.instance_savings_plan}
 CAPACITY_BLOCK_PROBE_HOURS = 24  # shortest bookable block; the quote is per instance-hour
+NOT_OFFERED_CODES = {"InvalidParameterValue", "InvalidParameterCombination", "Unsupported",
+                     "UnsupportedOperation"}
 
 
 class AwsSyncError(Exception):
@@ -236,7 +239,7 @@ def fetch_savings_plans(sp: Any, region: str, instance_type: str,
                         now: datetime) -> tuple[list[Observed], list[str]]:
     request = {
         "savingsPlanTypes": list(SP_PLAN), "products": ["EC2"], "serviceCodes": ["AmazonEC2"],
-        "usageTypes": [_box_usage(region, instance_type)], "operations": ["RunInstances"],
+        "operations": ["RunInstances"],
         "filters": [{"name": "region", "values": [region]},
                     {"name": "instanceType", "values": [instance_type]},
                     {"name": "productDescription", "values": [SPOT_PRODUCT]},
@@ -260,14 +263,6 @@ def fetch_savings_plans(sp: Any, region: str, instance_type: str,
             return out, skipped
 
 
-def _box_usage(region: str, instance_type: str) -> str:
-    # Usage types are region-prefixed except in us-east-1 (USW2-BoxUsage:p4d.24xlarge).
-    prefix = {"us-east-1": "", "us-east-2": "USE2-", "us-west-1": "USW1-", "us-west-2": "USW2-",
-              "eu-west-1": "EU-", "eu-central-1": "EUC1-", "eu-north-1": "EUN1-",
-              "ap-northeast-1": "APN1-", "ap-south-1": "APS3-", "ap-southeast-2": "APS2-"}
-    return f"{prefix.get(region, '')}BoxUsage:{instance_type}"
-
-
 def _savings_plan_rate(rate: dict[str, Any], region: str,
                        instance_type: str) -> tuple[dict[str, Any], Decimal] | str:
     offer = rate.get("savingsPlanOffering", {})
@@ -275,7 +270,12 @@ def _savings_plan_rate(rate: dict[str, Any], region: str,
     plan = SP_PLAN.get(offer.get("planType", ""))
     months = SP_TERM_MONTHS.get(int(offer.get("durationSeconds", 0)))
     payment = PAYMENT.get(offer.get("paymentOption", ""))
+    # Shared-tenancy usage is "BoxUsage:<type>", region-prefixed outside us-east-1
+    # ("USW2-BoxUsage:p4d.24xlarge"); dedicated and host usage are other prices.
+    usage = str(rate.get("usageType", ""))
+    shared = usage == f"BoxUsage:{instance_type}" or usage.endswith(f"-BoxUsage:{instance_type}")
     if (plan is None or months is None or payment is None or rate.get("unit") != "Hrs"
+            or not shared
             or props.get("tenancy", "shared") != "shared"
             or props.get("productDescription", SPOT_PRODUCT) != SPOT_PRODUCT):
         return f"{instance_type}: savings-plan rate not for Linux shared hours ({offer})"
@@ -298,10 +298,18 @@ def fetch_capacity_blocks(ec2: Any, region: str, instance_type: str,
     skipped: list[str] = []
     token = None
     while True:
-        resp = ec2.describe_capacity_block_offerings(
-            InstanceType=instance_type, InstanceCount=1,
-            CapacityDurationHours=CAPACITY_BLOCK_PROBE_HOURS,
-            **({"NextToken": token} if token else {}))
+        try:
+            resp = ec2.describe_capacity_block_offerings(
+                InstanceType=instance_type, InstanceCount=1,
+                CapacityDurationHours=CAPACITY_BLOCK_PROBE_HOURS,
+                **({"NextToken": token} if token else {}))
+        except ClientError as exc:
+            # Types or regions without Capacity Blocks answer with a parameter error: that is
+            # "no offer", not a failed sync. Throttling and auth errors still abort.
+            code = exc.response.get("Error", {}).get("Code", "")
+            if code not in NOT_OFFERED_CODES:
+                raise
+            return [], [f"{instance_type}: no capacity blocks in {region} ({code})"]
         for offer in resp.get("CapacityBlockOfferings", []):
             hours = int(offer["CapacityBlockDurationHours"]) * int(offer["InstanceCount"])
             fee = Decimal(offer["UpfrontFee"])
