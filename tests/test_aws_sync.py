@@ -26,6 +26,7 @@ from app.pricing.models import (
     PurchaseOption,
     SourceKind,
 )
+from app.pricing.snapshot import load_snapshot
 from app.settings import get_settings
 
 DATA = Path(__file__).parent / "data" / "aws"
@@ -187,6 +188,22 @@ def test_an_instance_type_without_capacity_blocks_is_skipped_not_failed(
     assert report.points_added > 0
     assert any("no capacity blocks" in s for s in report.skipped)
     assert _points(session, instance_type=P5, purchase_option="capacity_block") == []
+
+
+def test_sync_extends_the_snapshot_items_instead_of_duplicating_them(session: Session) -> None:
+    load_snapshot(session)
+    keys_before = set(session.scalars(select(PriceItem.item_key)))
+    with Stubs() as stubs:
+        stubs.queue_p5()
+        _sync(session, stubs)
+    new_keys = set(session.scalars(select(PriceItem.item_key))) - keys_before
+    # p5 on-demand ($55.04 since 2025-06-01) and the us-east-1 capacity-block item already exist.
+    assert not any(k.endswith("/p5.48xlarge/H100/8/on_demand") for k in new_keys)
+    assert not any(k.endswith("us-east-1/p5.48xlarge/H100/8/capacity_block") for k in new_keys)
+    on_demand = _points(session, instance_type=P5, purchase_option="on_demand",
+                        region="us-east-1")
+    assert [(p.amount, p.effective_from.date().isoformat()) for p in on_demand] == [
+        (Decimal("55.04"), "2025-06-01")]
 
 
 def test_running_twice_adds_nothing(session: Session) -> None:

@@ -46,7 +46,8 @@ DEFAULT_INSTANCE_TYPES = ("p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.4
 # The Price List API answers from these regions only; us-east-1 serves every EC2 region.
 PRICING_API_REGION = "us-east-1"
 # Accelerator per instance family: the offer file gives the count ("gpu": "8") but no model.
-GPU_MODEL_BY_FAMILY = {"p4d": "A100", "p4de": "A100", "p5": "H100", "p5e": "H200",
+# Same labels as the snapshot, so a sync extends the snapshot's items instead of duplicating them.
+GPU_MODEL_BY_FAMILY = {"p4d": "A100", "p4de": "A100 80GB", "p5": "H100", "p5e": "H200",
                        "p5en": "H200", "p6-b200": "B200", "p6-b300": "B300"}
 GPUS_PER_INSTANCE = 8  # every family above ships as one 8-GPU size (24xlarge/48xlarge)
 # get_products filters selecting exactly one Linux on-demand row per instance type and region.
@@ -54,7 +55,7 @@ PRODUCT_FILTERS = {
     "operatingSystem": "Linux", "tenancy": "Shared", "preInstalledSw": "NA",
     "capacitystatus": "Used", "marketoption": "OnDemand", "licenseModel": "No License required",
 }
-SPOT_PRODUCT = "Linux/UNIX"
+LINUX_PRODUCT = "Linux/UNIX"
 SPOT_LOOKBACK = timedelta(days=7)
 TERM_MONTHS = {"1yr": 12, "3yr": 36}
 SP_TERM_MONTHS = {31_536_000: 12, 94_608_000: 36}  # durationSeconds of 1 and 3 years
@@ -65,10 +66,6 @@ SP_PLAN = {"Compute": PurchaseOption.compute_savings_plan,
 CAPACITY_BLOCK_PROBE_HOURS = 24  # shortest bookable block; the quote is per instance-hour
 NOT_OFFERED_CODES = {"InvalidParameterValue", "InvalidParameterCombination", "Unsupported",
                      "UnsupportedOperation"}
-
-
-class AwsSyncError(Exception):
-    """A response the sync cannot trust (e.g. an unexpected shape)."""
 
 
 @dataclass(frozen=True)
@@ -218,7 +215,7 @@ def parse_product(item: dict[str, Any], region: str) -> tuple[list[Observed], li
 
 def fetch_spot(ec2: Any, region: str, instance_type: str, now: datetime) -> list[Observed]:
     pages = ec2.get_paginator("describe_spot_price_history").paginate(
-        InstanceTypes=[instance_type], ProductDescriptions=[SPOT_PRODUCT],
+        InstanceTypes=[instance_type], ProductDescriptions=[LINUX_PRODUCT],
         StartTime=now - SPOT_LOOKBACK, EndTime=now)
     out = []
     for page in pages:
@@ -242,7 +239,7 @@ def fetch_savings_plans(sp: Any, region: str, instance_type: str,
         "operations": ["RunInstances"],
         "filters": [{"name": "region", "values": [region]},
                     {"name": "instanceType", "values": [instance_type]},
-                    {"name": "productDescription", "values": [SPOT_PRODUCT]},
+                    {"name": "productDescription", "values": [LINUX_PRODUCT]},
                     {"name": "tenancy", "values": ["shared"]}],
         "maxResults": 1000,
     }
@@ -277,7 +274,7 @@ def _savings_plan_rate(rate: dict[str, Any], region: str,
     if (plan is None or months is None or payment is None or rate.get("unit") != "Hrs"
             or not shared
             or props.get("tenancy", "shared") != "shared"
-            or props.get("productDescription", SPOT_PRODUCT) != SPOT_PRODUCT):
+            or props.get("productDescription", LINUX_PRODUCT) != LINUX_PRODUCT):
         return f"{instance_type}: savings-plan rate not for Linux shared hours ({offer})"
     amount = Decimal(rate["rate"])
     if amount <= 0:
