@@ -26,6 +26,7 @@ from app.pricing.models import (
     PurchaseOption,
     SourceKind,
 )
+from app.pricing.snapshot import load_snapshot
 from app.settings import get_settings
 
 DATA = Path(__file__).parent / "data" / "aws"
@@ -53,7 +54,7 @@ class Stubs:
         self.ec2 = Stubber(self.clients.ec2)
         self.sp = Stubber(self.clients.savingsplans)
 
-    def queue_p5(self, *, spot_error: bool = False) -> None:
+    def queue_p5(self, *, spot_error: bool = False, no_blocks: bool = False) -> None:
         expected = {"ServiceCode": "AmazonEC2", "FormatVersion": "aws_v1", "MaxResults": 100,
                     "Filters": ANY}
         self.pricing.add_response("get_products", _load("get_products_p5_page1.json"), expected)
@@ -67,6 +68,11 @@ class Stubs:
         self.ec2.add_response("describe_spot_price_history", _load("spot_p5_page2.json"))
         self.sp.add_response("describe_savings_plans_offering_rates",
                              _load("savings_plans_p5.json"))
+        if no_blocks:
+            self.ec2.add_client_error("describe_capacity_block_offerings",
+                                      "InvalidParameterValue",
+                                      "The instance type is not supported for Capacity Blocks.")
+            return
         self.ec2.add_response("describe_capacity_block_offerings",
                               _load("capacity_blocks_p5.json"))
 
@@ -169,8 +175,35 @@ def test_sync_reads_every_page_of_every_api(session: Session) -> None:
         (24, Decimal("19.8703")), (29, Decimal("20.1145"))]  # 27th repeats the 24th: not added
     plans = _points(session, purchase_option="compute_savings_plan") + _points(
         session, purchase_option="instance_savings_plan")
-    assert len(plans) == 12  # 2 plan types × 2 terms × 3 payment options; Windows rejected
+    assert len(plans) == 12  # 2 plan types × 2 terms × 3 payment options
+    assert sum("savings-plan rate not for" in s for s in report.skipped) == 2  # Windows, dedicated
     assert report.added_by_option["on_demand"] == 1
+
+
+def test_an_instance_type_without_capacity_blocks_is_skipped_not_failed(
+        session: Session) -> None:
+    with Stubs() as stubs:
+        stubs.queue_p5(no_blocks=True)
+        report = _sync(session, stubs)
+    assert report.points_added > 0
+    assert any("no capacity blocks" in s for s in report.skipped)
+    assert _points(session, instance_type=P5, purchase_option="capacity_block") == []
+
+
+def test_sync_extends_the_snapshot_items_instead_of_duplicating_them(session: Session) -> None:
+    load_snapshot(session)
+    keys_before = set(session.scalars(select(PriceItem.item_key)))
+    with Stubs() as stubs:
+        stubs.queue_p5()
+        _sync(session, stubs)
+    new_keys = set(session.scalars(select(PriceItem.item_key))) - keys_before
+    # p5 on-demand ($55.04 since 2025-06-01) and the us-east-1 capacity-block item already exist.
+    assert not any(k.endswith("/p5.48xlarge/H100/8/on_demand") for k in new_keys)
+    assert not any(k.endswith("us-east-1/p5.48xlarge/H100/8/capacity_block") for k in new_keys)
+    on_demand = _points(session, instance_type=P5, purchase_option="on_demand",
+                        region="us-east-1")
+    assert [(p.amount, p.effective_from.date().isoformat()) for p in on_demand] == [
+        (Decimal("55.04"), "2025-06-01")]
 
 
 def test_running_twice_adds_nothing(session: Session) -> None:

@@ -25,6 +25,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any, TextIO
 
+from botocore.exceptions import ClientError
 from sqlalchemy.orm import Session
 
 from app.pricing import repository
@@ -45,7 +46,8 @@ DEFAULT_INSTANCE_TYPES = ("p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.4
 # The Price List API answers from these regions only; us-east-1 serves every EC2 region.
 PRICING_API_REGION = "us-east-1"
 # Accelerator per instance family: the offer file gives the count ("gpu": "8") but no model.
-GPU_MODEL_BY_FAMILY = {"p4d": "A100", "p4de": "A100", "p5": "H100", "p5e": "H200",
+# Same labels as the snapshot, so a sync extends the snapshot's items instead of duplicating them.
+GPU_MODEL_BY_FAMILY = {"p4d": "A100", "p4de": "A100 80GB", "p5": "H100", "p5e": "H200",
                        "p5en": "H200", "p6-b200": "B200", "p6-b300": "B300"}
 GPUS_PER_INSTANCE = 8  # every family above ships as one 8-GPU size (24xlarge/48xlarge)
 # get_products filters selecting exactly one Linux on-demand row per instance type and region.
@@ -53,7 +55,7 @@ PRODUCT_FILTERS = {
     "operatingSystem": "Linux", "tenancy": "Shared", "preInstalledSw": "NA",
     "capacitystatus": "Used", "marketoption": "OnDemand", "licenseModel": "No License required",
 }
-SPOT_PRODUCT = "Linux/UNIX"
+LINUX_PRODUCT = "Linux/UNIX"
 SPOT_LOOKBACK = timedelta(days=7)
 TERM_MONTHS = {"1yr": 12, "3yr": 36}
 SP_TERM_MONTHS = {31_536_000: 12, 94_608_000: 36}  # durationSeconds of 1 and 3 years
@@ -62,10 +64,8 @@ PAYMENT = {"No Upfront": PaymentOption.no_upfront, "Partial Upfront": PaymentOpt
 SP_PLAN = {"Compute": PurchaseOption.compute_savings_plan,
            "EC2Instance": PurchaseOption.instance_savings_plan}
 CAPACITY_BLOCK_PROBE_HOURS = 24  # shortest bookable block; the quote is per instance-hour
-
-
-class AwsSyncError(Exception):
-    """A response the sync cannot trust (e.g. an unexpected shape)."""
+NOT_OFFERED_CODES = {"InvalidParameterValue", "InvalidParameterCombination", "Unsupported",
+                     "UnsupportedOperation"}
 
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ def parse_product(item: dict[str, Any], region: str) -> tuple[list[Observed], li
 
 def fetch_spot(ec2: Any, region: str, instance_type: str, now: datetime) -> list[Observed]:
     pages = ec2.get_paginator("describe_spot_price_history").paginate(
-        InstanceTypes=[instance_type], ProductDescriptions=[SPOT_PRODUCT],
+        InstanceTypes=[instance_type], ProductDescriptions=[LINUX_PRODUCT],
         StartTime=now - SPOT_LOOKBACK, EndTime=now)
     out = []
     for page in pages:
@@ -236,10 +236,10 @@ def fetch_savings_plans(sp: Any, region: str, instance_type: str,
                         now: datetime) -> tuple[list[Observed], list[str]]:
     request = {
         "savingsPlanTypes": list(SP_PLAN), "products": ["EC2"], "serviceCodes": ["AmazonEC2"],
-        "usageTypes": [_box_usage(region, instance_type)], "operations": ["RunInstances"],
+        "operations": ["RunInstances"],
         "filters": [{"name": "region", "values": [region]},
                     {"name": "instanceType", "values": [instance_type]},
-                    {"name": "productDescription", "values": [SPOT_PRODUCT]},
+                    {"name": "productDescription", "values": [LINUX_PRODUCT]},
                     {"name": "tenancy", "values": ["shared"]}],
         "maxResults": 1000,
     }
@@ -260,14 +260,6 @@ def fetch_savings_plans(sp: Any, region: str, instance_type: str,
             return out, skipped
 
 
-def _box_usage(region: str, instance_type: str) -> str:
-    # Usage types are region-prefixed except in us-east-1 (USW2-BoxUsage:p4d.24xlarge).
-    prefix = {"us-east-1": "", "us-east-2": "USE2-", "us-west-1": "USW1-", "us-west-2": "USW2-",
-              "eu-west-1": "EU-", "eu-central-1": "EUC1-", "eu-north-1": "EUN1-",
-              "ap-northeast-1": "APN1-", "ap-south-1": "APS3-", "ap-southeast-2": "APS2-"}
-    return f"{prefix.get(region, '')}BoxUsage:{instance_type}"
-
-
 def _savings_plan_rate(rate: dict[str, Any], region: str,
                        instance_type: str) -> tuple[dict[str, Any], Decimal] | str:
     offer = rate.get("savingsPlanOffering", {})
@@ -275,9 +267,14 @@ def _savings_plan_rate(rate: dict[str, Any], region: str,
     plan = SP_PLAN.get(offer.get("planType", ""))
     months = SP_TERM_MONTHS.get(int(offer.get("durationSeconds", 0)))
     payment = PAYMENT.get(offer.get("paymentOption", ""))
+    # Shared-tenancy usage is "BoxUsage:<type>", region-prefixed outside us-east-1
+    # ("USW2-BoxUsage:p4d.24xlarge"); dedicated and host usage are other prices.
+    usage = str(rate.get("usageType", ""))
+    shared = usage == f"BoxUsage:{instance_type}" or usage.endswith(f"-BoxUsage:{instance_type}")
     if (plan is None or months is None or payment is None or rate.get("unit") != "Hrs"
+            or not shared
             or props.get("tenancy", "shared") != "shared"
-            or props.get("productDescription", SPOT_PRODUCT) != SPOT_PRODUCT):
+            or props.get("productDescription", LINUX_PRODUCT) != LINUX_PRODUCT):
         return f"{instance_type}: savings-plan rate not for Linux shared hours ({offer})"
     amount = Decimal(rate["rate"])
     if amount <= 0:
@@ -298,10 +295,18 @@ def fetch_capacity_blocks(ec2: Any, region: str, instance_type: str,
     skipped: list[str] = []
     token = None
     while True:
-        resp = ec2.describe_capacity_block_offerings(
-            InstanceType=instance_type, InstanceCount=1,
-            CapacityDurationHours=CAPACITY_BLOCK_PROBE_HOURS,
-            **({"NextToken": token} if token else {}))
+        try:
+            resp = ec2.describe_capacity_block_offerings(
+                InstanceType=instance_type, InstanceCount=1,
+                CapacityDurationHours=CAPACITY_BLOCK_PROBE_HOURS,
+                **({"NextToken": token} if token else {}))
+        except ClientError as exc:
+            # Types or regions without Capacity Blocks answer with a parameter error: that is
+            # "no offer", not a failed sync. Throttling and auth errors still abort.
+            code = exc.response.get("Error", {}).get("Code", "")
+            if code not in NOT_OFFERED_CODES:
+                raise
+            return [], [f"{instance_type}: no capacity blocks in {region} ({code})"]
         for offer in resp.get("CapacityBlockOfferings", []):
             hours = int(offer["CapacityBlockDurationHours"]) * int(offer["InstanceCount"])
             fee = Decimal(offer["UpfrontFee"])

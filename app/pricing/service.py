@@ -57,6 +57,9 @@ def to_row(point: PricePoint) -> PriceRow:
     elif item.unit == PriceUnit.usd_per_gpu_hour:
         gpu_hour = amount
         eff_gpu_hour = effective_hourly(amount, upfront, item.term_months)
+    # Derived rates keep the store's 10 decimals, not binary float noise.
+    gpu_hour, eff_hour, eff_gpu_hour = (None if v is None else round(v, 10)
+                                        for v in (gpu_hour, eff_hour, eff_gpu_hour))
     return PriceRow(
         item_id=item.id, item_key=item.item_key, kind=item.kind.value, name=item.name,
         unit=item.unit.value, provider=item.provider, region=item.region,
