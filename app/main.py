@@ -14,6 +14,8 @@ from app import migrate
 from app.db import session_scope
 from app.errors import install_error_handlers
 from app.pricing.snapshot import load_snapshot
+from app.scenarios import service as scenarios
+from app.scenarios.routes import router as scenarios_router
 from app.settings import get_settings
 from app.tco.routes import router as tco_router
 from app.web.routes import router as web_router
@@ -24,7 +26,7 @@ log = logging.getLogger(__name__)
 
 
 def prepare_database() -> None:
-    """Upgrade the schema to head and load the pricing snapshot (idempotent)."""
+    """Upgrade the schema to head, load the pricing snapshot, seed the examples (idempotent)."""
     settings = get_settings()
     if settings.migrate_on_start:
         migrate.upgrade(settings.database_url)
@@ -32,6 +34,10 @@ def prepare_database() -> None:
         with session_scope() as session, session.begin():
             report = load_snapshot(session)
         log.info("pricing snapshot: %d new price points", report.points_added)
+    if settings.seed_examples_on_start:
+        with session_scope() as session, session.begin():
+            added = scenarios.seed_examples(session)
+        log.info("examples gallery: %d new scenarios", added)
 
 
 @asynccontextmanager
@@ -59,6 +65,7 @@ def create_app() -> FastAPI:
         return {"status": "ok"}
 
     app.include_router(tco_router)
+    app.include_router(scenarios_router)
     app.include_router(web_router)
     # Mounted last: the plotly route above shares the /static prefix.
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
