@@ -18,13 +18,34 @@ def cumulative_cost_figure(result: TcoResponse) -> str:
             line={"color": COLOURS[i % 6], "dash": DASHES[i % 6], "width": 3},
             hovertemplate="%{fullData.name}<br>month %{x}: $%{y:,.0f}<extra></extra>",
         ))
-        # Direct label at the line end, so the chart reads without the legend or colour.
-        fig.add_annotation(x=months[-1], y=opt.cumulative_usd[-1], text=opt.label,
-                           xanchor="left", showarrow=False, font={"color": COLOURS[i % 6]})
+    # Direct labels at the line ends (name and total), so the chart reads without the legend or
+    # colour; nudged apart so close totals stay legible.
+    ends = [opt.cumulative_usd[-1] for opt in result.options]
+    top = max(max(opt.cumulative_usd) for opt in result.options)
+    for i, (opt, y) in enumerate(zip(result.options, spread(ends, 0.07 * top), strict=True)):
+        fig.add_annotation(x=months[-1], y=y, text=f"{opt.label}: ${opt.total_usd / 1e6:,.2f}M",
+                           xanchor="left", xshift=6, showarrow=False,
+                           font={"color": COLOURS[i % 6]})
     fig.update_layout(
-        template="plotly_white", height=380, margin={"l": 70, "r": 150, "t": 30, "b": 50},
+        template="plotly_white", height=380, margin={"l": 70, "r": 190, "t": 30, "b": 50},
         xaxis_title="Month", yaxis_title="Cumulative cost (USD)",
-        yaxis_tickprefix="$", yaxis_tickformat=",.3s", hovermode="x unified",
+        xaxis_range=[1, max(result.request.months, 2)],
+        yaxis_tickprefix="$", yaxis_tickformat=",.3~s", yaxis_rangemode="tozero",
+        hovermode="x unified",
         legend={"orientation": "h", "y": -0.2},
     )
     return str(fig.to_json())
+
+
+def spread(values: list[float], min_gap: float) -> list[float]:
+    """Label positions: each value moved as little as possible so that sorted neighbours are at
+    least `min_gap` apart (pushed upwards, then the group re-centred on the originals)."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    placed: list[float] = []
+    for i in order:
+        placed.append(values[i] if not placed else max(values[i], placed[-1] + min_gap))
+    shift = (sum(placed) - sum(values[i] for i in order)) / max(len(placed), 1)
+    out = [0.0] * len(values)
+    for rank, i in enumerate(order):
+        out[i] = placed[rank] - shift
+    return out
