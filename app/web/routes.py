@@ -5,12 +5,12 @@ it works without JavaScript; htmx only swaps the results in place."""
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app.db import get_session
+from app.db import DbSession
 from app.errors import AppError, NotFound
 from app.modelling.finance.tco import HOURS_PER_MONTH
 from app.pricing.repository import prices_as_of
@@ -62,7 +62,7 @@ def _is_htmx(request: Request) -> bool:
 
 
 @router.get("/", response_class=HTMLResponse)
-def home(request: Request, session: Session = Depends(get_session)) -> Response:
+def home(request: Request, session: Session = DbSession) -> Response:
     context, status = _workspace(session, dict(request.query_params))
     if _is_htmx(request):
         # htmx swaps only 2xx responses; the fragment carries the messages itself.
@@ -77,7 +77,7 @@ def _default_name(req: TcoRequest) -> str:
 
 
 @router.post("/s", response_class=HTMLResponse)
-async def save_and_share(request: Request, session: Session = Depends(get_session)) -> Response:
+async def save_and_share(request: Request, session: Session = DbSession) -> Response:
     """The workspace form's "Save & share": store the scenario, then show its link (303)."""
     raw = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
     context, status = _workspace(session, raw)
@@ -95,7 +95,7 @@ async def save_and_share(request: Request, session: Session = Depends(get_sessio
 
 @router.get("/s/{share_id}", response_class=HTMLResponse)
 def shared_scenario(request: Request, share_id: str = ShareId,
-                    session: Session = Depends(get_session)) -> Response:
+                    session: Session = DbSession) -> Response:
     """A saved scenario, read-only, recomputed with its pinned prices; needs no session."""
     try:
         scenario = scenarios.get(session, share_id)
@@ -111,13 +111,13 @@ def shared_scenario(request: Request, share_id: str = ShareId,
 
 @router.get("/s/{share_id}/export.{fmt}")
 def shared_export(fmt: Literal["csv", "xlsx"], share_id: str = ShareId,
-                  session: Session = Depends(get_session)) -> Response:
+                  session: Session = DbSession) -> Response:
     return file_response(scenarios.export(session, scenarios.get(session, share_id), fmt))
 
 
 @router.get("/export.{fmt}")
 def workspace_export(request: Request, fmt: Literal["csv", "xlsx"],
-                     session: Session = Depends(get_session)) -> Response:
+                     session: Session = DbSession) -> Response:
     """The live workspace's numbers for its query string (the inputs as on the page)."""
     raw = {k: v for k, v in request.query_params.items() if v != ""}
     try:
@@ -130,7 +130,7 @@ def workspace_export(request: Request, fmt: Literal["csv", "xlsx"],
 
 
 @router.get("/methodology", response_class=HTMLResponse)
-def methodology(request: Request, session: Session = Depends(get_session)) -> Response:
+def methodology(request: Request, session: Session = DbSession) -> Response:
     """Every formula and default, with its source; prices are those in force today."""
     today = datetime.now(UTC).date()
     context = {

@@ -28,7 +28,7 @@ IN_CI = os.environ.get("CI") == "true"
 def _unavailable(reason: str) -> None:
     if IN_CI:
         pytest.fail(f"CI=true and the browser tests cannot run: {reason}", pytrace=False)
-    pytest.skip(f"browser tests skipped: {reason}")
+    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
@@ -87,9 +87,9 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 class Tab:
     """A page in a fresh browser context that records console errors and failed requests."""
 
-    def __init__(self, browser: Any, base_url: str) -> None:
+    def __init__(self, browser: Any, base_url: str, javascript: bool = True) -> None:
         self.context = browser.new_context(viewport=LAPTOP, base_url=base_url,
-                                           accept_downloads=True)
+                                           accept_downloads=True, java_script_enabled=javascript)
         self.page = self.context.new_page()
         self.page.set_default_timeout(8000)
         self.errors: list[str] = []
@@ -118,11 +118,25 @@ def open_tab(browser: Any, live_server: str) -> Iterator[Any]:
     console errors."""
     tabs: list[Tab] = []
 
-    def make() -> Tab:
-        tabs.append(Tab(browser, live_server))
+    def make(javascript: bool = True) -> Tab:
+        tabs.append(Tab(browser, live_server, javascript))
         return tabs[-1]
 
     yield make
     for tab in tabs:
         tab.context.close()
     assert [e for tab in tabs for e in tab.errors] == []
+
+
+_skip_reasons: set[str] = set()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and "browser" in report.keywords and isinstance(report.longrepr, tuple):
+        _skip_reasons.add(str(report.longrepr[2]).removeprefix("Skipped: "))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say loudly when the browser tests did not run (skips are otherwise easy to miss)."""
+    for reason in sorted(_skip_reasons):
+        terminalreporter.write_line(f"BROWSER TESTS SKIPPED — {reason}", yellow=True, bold=True)

@@ -78,6 +78,9 @@ def test_save_and_share_shows_identical_numbers_in_a_fresh_browser(open_tab: Any
     assert fresh.page.locator("h1").inner_text() == "Board deck <script>alert(1)</script>"
     fresh.page.locator("#cumulative-cost .main-svg").first.wait_for()
     fresh.screenshot("shared-scenario")
+    fresh.page.emulate_media(media="print")
+    fresh.screenshot("shared-scenario-print")
+    fresh.page.emulate_media(media="screen")
 
     fresh.page.click("text=Fork to edit")  # fork → the workspace with the inputs prefilled
     fresh.page.wait_for_url(re.compile(r"/\?"))
@@ -122,7 +125,23 @@ def test_every_page_loads_without_console_errors(open_tab: Any) -> None:
         response = page.goto(path)
         assert response is not None
         assert response.status == 200
-    tab.screenshot("methodology-end")
     page.goto("/methodology#gpu-hour-used")
     assert page.locator("#gpu-hour-used").is_visible()
+    tab.screenshot("methodology")
     assert tab.errors == []
+
+
+def test_without_javascript_forms_still_work(open_tab: Any) -> None:
+    page = open_tab(javascript=False).page
+    page.goto("/")
+    default = totals(page)
+    assert len(default) == 3
+    page.fill("#f-utilization", "0.3")
+    page.click("button:has-text('Recompute')")  # a plain GET form re-rendered by the server
+    page.wait_for_url(re.compile(r"utilization=0\.3"))
+    assert totals(page) != default
+    recomputed = totals(page)
+    page.fill("#f-name", "no-js")
+    page.click("button:has-text('Save & share')")  # a plain POST, then a 303 to the link
+    page.wait_for_url(re.compile(r"/s/"))
+    assert totals(page) == recomputed
