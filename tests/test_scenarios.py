@@ -60,7 +60,11 @@ def test_share_ids_differ_and_unknown_is_404(client: TestClient) -> None:
     r = client.get("/api/v1/scenarios/doesNotExist123")
     assert r.status_code == 404
     assert r.headers["content-type"].startswith("application/problem+json")
-    assert client.get("/s/doesNotExist123").status_code == 404
+    for bad in ("doesNotExist123", "%3Cscript%3E", "x" * 500):
+        page = client.get(f"/s/{bad}")
+        assert page.status_code == 404
+        assert "No scenario at this link" in page.text
+        assert "<script>" not in page.text
 
 
 @pytest.mark.parametrize(("body", "field"), [

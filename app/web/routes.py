@@ -17,7 +17,7 @@ from app.pricing.repository import prices_as_of
 from app.pricing.service import as_of_instant
 from app.scenarios import service as scenarios
 from app.scenarios.report import ReportMeta, export
-from app.scenarios.routes import ShareId, file_response
+from app.scenarios.routes import file_response
 from app.scenarios.schemas import NAME_MAX, ScenarioCreate
 from app.tco import service as tco_service
 from app.tco.schemas import TcoRequest, TcoResponse
@@ -94,9 +94,10 @@ async def save_and_share(request: Request, session: Session = DbSession) -> Resp
 
 
 @router.get("/s/{share_id}", response_class=HTMLResponse)
-def shared_scenario(request: Request, share_id: str = ShareId,
+def shared_scenario(request: Request, share_id: str,
                     session: Session = DbSession) -> Response:
-    """A saved scenario, read-only, recomputed with its pinned prices; needs no session."""
+    """A saved scenario, read-only, recomputed with its pinned prices; needs no session.
+    Any unknown id (however malformed) gets the same HTML 404 page."""
     try:
         scenario = scenarios.get(session, share_id)
     except NotFound:
@@ -110,7 +111,7 @@ def shared_scenario(request: Request, share_id: str = ShareId,
 
 
 @router.get("/s/{share_id}/export.{fmt}")
-def shared_export(fmt: Literal["csv", "xlsx"], share_id: str = ShareId,
+def shared_export(fmt: Literal["csv", "xlsx"], share_id: str,
                   session: Session = DbSession) -> Response:
     return file_response(scenarios.export(session, scenarios.get(session, share_id), fmt))
 
