@@ -13,9 +13,10 @@ from openpyxl import load_workbook
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.errors import Conflict
 from app.pricing.models import PriceItem, PriceSource
 from app.pricing.repository import NewPrice, record_price
-from app.scenarios import service
+from app.scenarios import schemas, service
 from app.scenarios.examples import EXAMPLES
 from app.scenarios.models import Scenario
 from app.scenarios.schemas import ScenarioCreate, ScenarioFork
@@ -258,3 +259,42 @@ def test_fork_service_keeps_name_and_pins(session: Session) -> None:
     child = service.fork(session, base.share_id, ScenarioFork(name="c"))
     assert child.as_of == date(2026, 11, 30)  # the original's pin carries over
     assert child.forked_from is base
+
+
+def test_old_payload_versions_are_upgraded_on_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Pretend the TCO inputs are at v2, where v1's "gpus" became "nodes" (8 GPUs each).
+    monkeypatch.setitem(schemas.INPUT_MODELS, "tco",
+                        schemas.INPUT_MODELS["tco"].model_copy(update={"version": 2}))
+
+    def v1_to_v2(payload: dict[str, Any]) -> dict[str, Any]:
+        return {**{k: v for k, v in payload.items() if k != "gpus"}, "nodes": payload["gpus"] // 8}
+
+    monkeypatch.setitem(schemas.UPGRADERS, ("tco", 1), v1_to_v2)
+    old = Scenario(share_id="old", name="old", kind="tco", schema_version=1,
+                   inputs={"gpus": 64, "as_of": "2026-11-30"}, as_of=date(2026, 11, 30))
+    assert service.inputs_of(old).nodes == 8
+
+
+def test_payload_the_model_rejects_is_a_conflict_not_a_crash() -> None:
+    broken = Scenario(share_id="b", name="b", kind="tco", schema_version=1,
+                      inputs={"nodes": 8, "gone": 1}, as_of=date(2026, 11, 30))
+    with pytest.raises(Conflict, match="gone"):
+        service.inputs_of(broken)
+
+
+def test_openapi_lists_the_scenario_endpoints(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/api/v1/scenarios", "/api/v1/scenarios/{share_id}",
+            "/api/v1/scenarios/{share_id}/fork", "/api/v1/scenarios/{share_id}/export.csv",
+            "/api/v1/scenarios/{share_id}/export.xlsx"} <= set(paths)
+    assert "/s/{share_id}" not in paths  # pages stay out of the API schema
+
+
+def test_saving_without_prices_for_the_date_is_refused_and_leaves_no_row(
+        client: TestClient, session: Session) -> None:
+    # The snapshot's reserved rate starts 2026-07-01: nothing to price 2025-01-01 with.
+    r = client.post("/api/v1/scenarios",
+                    json={"name": "too-early", "inputs": {"as_of": "2025-01-01"}})
+    assert r.status_code == 422
+    assert r.json()["errors"][0]["field"] == "gpu_model"
+    assert session.scalar(select(Scenario).where(Scenario.name == "too-early")) is None

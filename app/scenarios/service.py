@@ -8,7 +8,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.errors import InvalidInput, NotFound
+from app.errors import Conflict, InvalidInput, NotFound
 from app.scenarios import repository
 from app.scenarios.examples import EXAMPLES, Example
 from app.scenarios.models import Scenario
@@ -69,7 +69,12 @@ def inputs_of(scenario: Scenario) -> TcoRequest:
     while version < spec.version:
         payload = UPGRADERS[(scenario.kind, version)](payload)
         version += 1
-    model: BaseModel = spec.model.model_validate(payload)
+    try:
+        model: BaseModel = spec.model.model_validate(payload)
+    except ValidationError as exc:  # a stored payload the current model rejects: add an upgrader
+        raise Conflict(f"scenario {scenario.share_id} was saved with {scenario.kind} inputs "
+                       f"v{scenario.schema_version} that the current model rejects: "
+                       f"{invalid_input(exc).detail}") from exc
     assert isinstance(model, TcoRequest)  # the only kind so far
     return model
 

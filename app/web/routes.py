@@ -57,6 +57,11 @@ def _result_context(result: TcoResponse) -> dict[str, Any]:
     return {"result": result, "chart_json": cumulative_cost_figure(result)}
 
 
+def _error_page(request: Request, status: int, heading: str, detail: str) -> Response:
+    return templates.TemplateResponse(request, "error.html",
+                                      {"heading": heading, "detail": detail}, status_code=status)
+
+
 def _is_htmx(request: Request) -> bool:
     return request.headers.get(HX_HEADER) == "true"
 
@@ -100,10 +105,12 @@ def shared_scenario(request: Request, share_id: str,
     Any unknown id (however malformed) gets the same HTML 404 page."""
     try:
         scenario = scenarios.get(session, share_id)
+        result = scenarios.compute(session, scenario)
     except NotFound:
-        return templates.TemplateResponse(request, "not_found.html", {"share_id": share_id},
-                                          status_code=404)
-    result = scenarios.compute(session, scenario)
+        return _error_page(request, 404, "No scenario at this link.",
+                           "Check the link you were sent (share ids are case-sensitive).")
+    except AppError as exc:
+        return _error_page(request, exc.status, "This scenario cannot be computed.", exc.detail)
     context = {**_result_context(result), "scenario": scenario, "errors": {},
                "fork_url": "/?" + scenarios.workspace_query(scenarios.inputs_of(scenario)),
                "export_base": f"/s/{scenario.share_id}/export", "export_query": ""}
