@@ -215,6 +215,7 @@ def test_csv_export_has_comparison_flows_inputs_and_sources(client: TestClient) 
         assert float(flows[-1][4 + 2]) == pytest.approx(2_733_120)  # reserved cumulative
         inputs = {row[0]: row[1] for row in sections["Inputs"]}
         assert inputs["Prices as of"] == "2026-11-30"
+        assert inputs["Link"] == f"http://testserver/s/{share_id}"  # absolute: works when pasted
         assert all(row[3] for row in sections["Prices used"][1:])  # every price has a source
 
 

@@ -1,6 +1,6 @@
 """JSON API for saved scenarios: create, read by share id, fork, export."""
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
@@ -16,6 +16,11 @@ def file_response(file: ExportFile) -> Response:
     """A download: the browser saves it under `file.filename`."""
     return Response(file.content, media_type=file.media_type, headers={
         "Content-Disposition": f'attachment; filename="{file.filename}"'})
+
+
+def base_url(request: Request) -> str:
+    """Scheme and host the client used, without the trailing slash (for links in files)."""
+    return str(request.base_url).rstrip("/")
 
 
 ShareId = Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
@@ -43,13 +48,17 @@ def fork_scenario(change: ScenarioFork, share_id: str = ShareId,
 
 @router.get("/{share_id}/export.csv", response_class=Response,
             responses={200: {"content": {"text/csv": {}}}})
-def export_csv(share_id: str = ShareId, session: Session = DbSession) -> Response:
+def export_csv(request: Request, share_id: str = ShareId,
+               session: Session = DbSession) -> Response:
     """Comparison, monthly cash flows, inputs and price sources as one sectioned CSV."""
-    return file_response(service.export(session, service.get(session, share_id), "csv"))
+    return file_response(service.export(session, service.get(session, share_id), "csv",
+                                        base_url(request)))
 
 
 @router.get("/{share_id}/export.xlsx", response_class=Response,
             responses={200: {"content": {MEDIA_TYPES["xlsx"]: {}}}})
-def export_xlsx(share_id: str = ShareId, session: Session = DbSession) -> Response:
+def export_xlsx(request: Request, share_id: str = ShareId,
+               session: Session = DbSession) -> Response:
     """Comparison, monthly cash flows, and inputs & sources as three XLSX sheets."""
-    return file_response(service.export(session, service.get(session, share_id), "xlsx"))
+    return file_response(service.export(session, service.get(session, share_id), "xlsx",
+                                        base_url(request)))

@@ -143,7 +143,9 @@ def examples(session: Session) -> list[tuple[Example, Scenario]]:
     return [(e, saved[e.share_id]) for e in EXAMPLES if e.share_id in saved]
 
 
-def export(session: Session, scenario: Scenario, fmt: ExportFormat) -> ExportFile:
-    meta = ReportMeta(title=scenario.name, link=links(scenario.share_id).page,
+def export(session: Session, scenario: Scenario, fmt: ExportFormat,
+           base_url: str = "") -> ExportFile:
+    """The scenario's report as a file; `base_url` makes the link in it absolute."""
+    meta = ReportMeta(title=scenario.name, link=base_url + links(scenario.share_id).page,
                       created_at=scenario.created_at)
     return export_report(compute(session, scenario), meta, fmt)

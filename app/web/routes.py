@@ -17,7 +17,7 @@ from app.pricing.repository import prices_as_of
 from app.pricing.service import as_of_instant
 from app.scenarios import service as scenarios
 from app.scenarios.report import ReportMeta, export
-from app.scenarios.routes import file_response
+from app.scenarios.routes import base_url, file_response
 from app.scenarios.schemas import NAME_MAX, ScenarioCreate
 from app.tco import service as tco_service
 from app.tco.schemas import TcoRequest, TcoResponse
@@ -118,9 +118,10 @@ def shared_scenario(request: Request, share_id: str,
 
 
 @router.get("/s/{share_id}/export.{fmt}")
-def shared_export(fmt: Literal["csv", "xlsx"], share_id: str,
+def shared_export(request: Request, fmt: Literal["csv", "xlsx"], share_id: str,
                   session: Session = DbSession) -> Response:
-    return file_response(scenarios.export(session, scenarios.get(session, share_id), fmt))
+    scenario = scenarios.get(session, share_id)
+    return file_response(scenarios.export(session, scenario, fmt, base_url(request)))
 
 
 @router.get("/export.{fmt}")
@@ -133,7 +134,8 @@ def workspace_export(request: Request, fmt: Literal["csv", "xlsx"],
     except ValidationError as exc:
         raise scenarios.invalid_input(exc) from exc
     result = compute_tco(session, req)
-    meta = ReportMeta(title=_default_name(req), link="/?" + scenarios.workspace_query(req))
+    meta = ReportMeta(title=_default_name(req),
+                      link=f"{base_url(request)}/?{scenarios.workspace_query(req)}")
     return file_response(export(result, meta, fmt))
 
 

@@ -3,9 +3,11 @@
 import csv
 import io
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
+from openpyxl import load_workbook
 
 pytestmark = pytest.mark.browser
 
@@ -78,6 +80,13 @@ def test_save_and_share_shows_identical_numbers_in_a_fresh_browser(open_tab: Any
     assert fresh.page.locator("h1").inner_text() == "Board deck <script>alert(1)</script>"
     fresh.page.locator("#cumulative-cost .main-svg").first.wait_for()
     fresh.screenshot("shared-scenario")
+    with fresh.page.expect_download() as info:  # the XLSX a finance lead pastes into a deck
+        fresh.page.click("text=Download XLSX")
+    assert info.value.suggested_filename.endswith(".xlsx")
+    xlsx = io.BytesIO(Path(info.value.path()).read_bytes())  # the temp file has no extension
+    sheet = load_workbook(xlsx)["Comparison"]
+    exported = [round(float(row[1]), 2) for row in sheet.iter_rows(min_row=5, values_only=True)]
+    assert exported == mine
     fresh.page.emulate_media(media="print")
     fresh.screenshot("shared-scenario-print")
     fresh.page.emulate_media(media="screen")
