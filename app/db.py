@@ -6,6 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from fastapi import Depends
 from sqlalchemy import DateTime, Dialect, Engine, MetaData, TypeDecorator, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
@@ -89,3 +90,10 @@ def get_session() -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+# Use as `session: Session = DbSession`. FastAPI's default dependency scope ("request") runs the
+# commit above after the response is sent, so a client could follow a 303 or use a 201 before
+# the row is committed (seen: /s/<id> answered 404 right after "Save & share"). The "function"
+# scope commits before the response leaves, and a failed commit becomes an error response.
+DbSession = Depends(get_session, scope="function")

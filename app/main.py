@@ -17,6 +17,8 @@ from app.planner.routes import pages as planner_pages
 from app.planner.routes import router as planner_router
 from app.pricing.routes import router as pricing_router
 from app.pricing.snapshot import load_snapshot
+from app.scenarios import service as scenarios
+from app.scenarios.routes import router as scenarios_router
 from app.settings import get_settings
 from app.tco.routes import router as tco_router
 from app.throughput.routes import pages as throughput_pages
@@ -30,7 +32,7 @@ log = logging.getLogger(__name__)
 
 
 def prepare_database() -> None:
-    """Upgrade the schema to head and load the pricing snapshot (idempotent)."""
+    """Upgrade the schema to head, load the pricing snapshot, seed the examples (idempotent)."""
     settings = get_settings()
     if settings.migrate_on_start:
         migrate.upgrade(settings.database_url)
@@ -38,6 +40,10 @@ def prepare_database() -> None:
         with session_scope() as session, session.begin():
             report = load_snapshot(session)
         log.info("pricing snapshot: %d new price points", report.points_added)
+    if settings.seed_examples_on_start:
+        with session_scope() as session, session.begin():
+            added = scenarios.seed_examples(session)
+        log.info("examples gallery: %d new scenarios", added)
 
 
 @asynccontextmanager
@@ -71,6 +77,7 @@ def create_app() -> FastAPI:
     app.include_router(planner_pages)
     app.include_router(pricing_router)
     app.include_router(price_pages_router)
+    app.include_router(scenarios_router)
     app.include_router(web_router)
     # Mounted last: the plotly route above shares the /static prefix.
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")

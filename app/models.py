@@ -1,3 +1,4 @@
 """Imports every ORM module so `Base.metadata` knows all tables (used by Alembic)."""
 
 from app.pricing import models as pricing_models  # noqa: F401
+from app.scenarios import models as scenario_models  # noqa: F401

@@ -14,6 +14,8 @@ class Settings(BaseSettings):
     # Upgrade the schema to head and load the pricing snapshot when the app starts.
     migrate_on_start: bool = True
     load_snapshot_on_start: bool = True
+    # Save the examples gallery's scenarios when missing (idempotent).
+    seed_examples_on_start: bool = True
 
 
 @lru_cache

@@ -1,42 +1,153 @@
-"""The HTML pages. GET / serves the full page, or just its results block to htmx."""
+"""The HTML pages: the workspace (GET /, or its results block for htmx), saving and opening
+shared scenarios, their exports, and the methodology page. Every page renders server-side, so
+it works without JavaScript; htmx only swaps the results in place."""
 
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, Literal
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app.db import get_session
-from app.errors import AppError
-from app.tco.schemas import TcoRequest
+from app.db import DbSession
+from app.errors import AppError, NotFound
+from app.modelling.finance.tco import HOURS_PER_MONTH
+from app.pricing.repository import prices_as_of
+from app.pricing.service import as_of_instant
+from app.scenarios import service as scenarios
+from app.scenarios.report import ReportMeta, export
+from app.scenarios.routes import base_url, file_response
+from app.scenarios.schemas import NAME_MAX, ScenarioCreate
+from app.tco import service as tco_service
+from app.tco.schemas import TcoRequest, TcoResponse
 from app.tco.service import compute_tco
 from app.web.charts import cumulative_cost_figure
 from app.web.templating import templates
 
 router = APIRouter(include_in_schema=False)
+FIELDS = tuple(TcoRequest.model_fields)  # the workspace inputs, in form order
+HX_HEADER = "HX-Request"
 
 
 def _form_errors(exc: ValidationError) -> dict[str, str]:
     return {".".join(str(p) for p in e["loc"]) or "form": e["msg"] for e in exc.errors()}
 
 
-@router.get("/", response_class=HTMLResponse)
-def home(request: Request, session: Session = Depends(get_session)) -> Response:
-    raw = {k: v for k, v in request.query_params.items() if v != ""}
-    context: dict[str, Any] = {"form": {**TcoRequest().model_dump(), **raw}, "errors": {}}
-    status = 200
+def _workspace(session: Session, raw: dict[str, str]) -> tuple[dict[str, Any], int]:
+    """Validate the form and compute; the context carries either a result or field errors."""
+    inputs = {k: v for k, v in raw.items() if k != "name" and v != ""}
+    context: dict[str, Any] = {"form": {**TcoRequest().model_dump(), **inputs,
+                                        "name": raw.get("name", "")}, "errors": {}}
     try:
-        req = TcoRequest.model_validate(raw)
-        result = compute_tco(session, req)
-        context.update(result=result, chart_json=cumulative_cost_figure(result))
+        req = TcoRequest.model_validate(inputs)
+        context.update(_result_context(compute_tco(session, req)))
     except ValidationError as exc:
         context["errors"] = _form_errors(exc)
-        status = 422
+        return context, 422
     except AppError as exc:
         context["errors"] = {e["field"]: e["reason"] for e in exc.errors} or {"form": exc.detail}
-        status = exc.status
-    if request.headers.get("HX-Request") == "true":
+        return context, exc.status
+    context["export_base"] = "/export"
+    context["export_query"] = "?" + scenarios.workspace_query(req)
+    return context, 200
+
+
+def _result_context(result: TcoResponse) -> dict[str, Any]:
+    return {"result": result, "chart_json": cumulative_cost_figure(result)}
+
+
+def _error_page(request: Request, status: int, heading: str, detail: str) -> Response:
+    return templates.TemplateResponse(request, "error.html",
+                                      {"heading": heading, "detail": detail}, status_code=status)
+
+
+def _is_htmx(request: Request) -> bool:
+    return request.headers.get(HX_HEADER) == "true"
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request, session: Session = DbSession) -> Response:
+    context, status = _workspace(session, dict(request.query_params))
+    if _is_htmx(request):
         # htmx swaps only 2xx responses; the fragment carries the messages itself.
         return templates.TemplateResponse(request, "index.html", context, block_name="results")
+    context["examples"] = scenarios.examples(session)
     return templates.TemplateResponse(request, "index.html", context, status_code=status)
+
+
+def _default_name(req: TcoRequest) -> str:
+    return (f"{req.nodes * tco_service.GPUS_PER_NODE} × {req.gpu_model}, {req.months} months "
+            f"at {req.utilization:.0%} utilization")
+
+
+@router.post("/s", response_class=HTMLResponse)
+async def save_and_share(request: Request, session: Session = DbSession) -> Response:
+    """The workspace form's "Save & share": store the scenario, then show its link (303)."""
+    raw = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    context, status = _workspace(session, raw)
+    name = raw.get("name", "").strip()
+    if len(name) > NAME_MAX:
+        context["errors"]["name"] = f"at most {NAME_MAX} characters"
+        status = 422
+    if status != 200:
+        context["examples"] = scenarios.examples(session)
+        return templates.TemplateResponse(request, "index.html", context, status_code=status)
+    req: TcoRequest = context["result"].request
+    saved = scenarios.save(session, ScenarioCreate(name=name or _default_name(req), inputs=req))
+    return RedirectResponse(f"/s/{saved.share_id}", status_code=303)
+
+
+@router.get("/s/{share_id}", response_class=HTMLResponse)
+def shared_scenario(request: Request, share_id: str,
+                    session: Session = DbSession) -> Response:
+    """A saved scenario, read-only, recomputed with its pinned prices; needs no session.
+    Any unknown id (however malformed) gets the same HTML 404 page."""
+    try:
+        scenario = scenarios.get(session, share_id)
+        result = scenarios.compute(session, scenario)
+    except NotFound:
+        return _error_page(request, 404, "No scenario at this link.",
+                           "Check the link you were sent (share ids are case-sensitive).")
+    except AppError as exc:
+        return _error_page(request, exc.status, "This scenario cannot be computed.", exc.detail)
+    context = {**_result_context(result), "scenario": scenario, "errors": {},
+               "fork_url": "/?" + scenarios.workspace_query(scenarios.inputs_of(scenario)),
+               "export_base": f"/s/{scenario.share_id}/export", "export_query": ""}
+    return templates.TemplateResponse(request, "scenario.html", context)
+
+
+@router.get("/s/{share_id}/export.{fmt}")
+def shared_export(request: Request, fmt: Literal["csv", "xlsx"], share_id: str,
+                  session: Session = DbSession) -> Response:
+    scenario = scenarios.get(session, share_id)
+    return file_response(scenarios.export(session, scenario, fmt, base_url(request)))
+
+
+@router.get("/export.{fmt}")
+def workspace_export(request: Request, fmt: Literal["csv", "xlsx"],
+                     session: Session = DbSession) -> Response:
+    """The live workspace's numbers for its query string (the inputs as on the page)."""
+    raw = {k: v for k, v in request.query_params.items() if v != ""}
+    try:
+        req = TcoRequest.model_validate(raw)
+    except ValidationError as exc:
+        raise scenarios.invalid_input(exc) from exc
+    result = compute_tco(session, req)
+    meta = ReportMeta(title=_default_name(req),
+                      link=f"{base_url(request)}/?{scenarios.workspace_query(req)}")
+    return file_response(export(result, meta, fmt))
+
+
+@router.get("/methodology", response_class=HTMLResponse)
+def methodology(request: Request, session: Session = DbSession) -> Response:
+    """Every formula and default, with its source; prices are those in force today."""
+    today = datetime.now(UTC).date()
+    context = {
+        "today": today, "hours_per_month": HOURS_PER_MONTH,
+        "gpus_per_node": tco_service.GPUS_PER_NODE, "nics_per_node": tco_service.NICS_PER_NODE,
+        "switch_radix": tco_service.SWITCH_RADIX,
+        "staff_fte_per_64_nodes": tco_service.STAFF_FTE_PER_64_NODES,
+        "prices": prices_as_of(session, as_of_instant(today)),
+    }
+    return templates.TemplateResponse(request, "methodology.html", context)

@@ -1,0 +1,34 @@
+"""Chart helpers."""
+
+import html
+import json
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.web.charts import spread
+
+
+def test_spread_keeps_far_labels_and_separates_close_ones() -> None:
+    assert spread([1.0, 5.0, 9.0], 0.5) == [1.0, 5.0, 9.0]
+    # 2.5 and 2.73 are 0.23 apart; a gap of 0.3 pushes 2.73 up by 0.07, then all three move down
+    # by 0.07 / 3 to stay centred on the original values.
+    assert spread([2.5, 2.73, 3.8], 0.3) == pytest.approx([2.5 - 0.07 / 3, 2.8 - 0.07 / 3,
+                                                          3.8 - 0.07 / 3])
+    assert spread([1.0, 1.0], 0.2) == pytest.approx([0.9, 1.1])
+
+
+def test_cumulative_figure_has_units_and_one_trace_per_option(client: TestClient) -> None:
+    r = client.get("/", params={"nodes": 8, "months": 24, "as_of": "2026-11-30"},
+                   headers={"HX-Request": "true"})
+    raw = re.search(r'data-figure="([^"]+)"', r.text)
+    assert raw is not None
+    fig = json.loads(html.unescape(raw.group(1)))
+    assert [t["name"] for t in fig["data"]] == ["Buy (owned facility)", "AWS on-demand",
+                                                "AWS reserved 1y"]
+    assert fig["layout"]["yaxis"]["title"]["text"] == "Cumulative cost (USD)"
+    assert fig["layout"]["xaxis"]["title"]["text"] == "Month"
+    reserved = fig["data"][2]["y"]
+    assert len(reserved) == 24
+    assert reserved[-1] == pytest.approx(8 * 19.50 * 17_520)  # cumulative ends at the total
