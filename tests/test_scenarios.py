@@ -21,6 +21,7 @@ from app.scenarios.examples import EXAMPLES
 from app.scenarios.models import Scenario
 from app.scenarios.schemas import ScenarioCreate, ScenarioFork
 from app.tco.schemas import TcoRequest
+from app.tco.service import compute_tco
 
 SEED_24X7: dict[str, Any] = {"nodes": 8, "months": 24, "utilization": 1.0, "gpu_model": "H100",
              "as_of": "2026-11-30"}
@@ -125,6 +126,27 @@ def test_pinned_date_keeps_numbers_after_prices_are_refreshed(session: Session) 
         name="later", inputs=TcoRequest(nodes=8)), today=date(2026, 12, 20)))
     od = {o.key: o.total_usd for o in later.options}["aws_on_demand"]
     assert od == pytest.approx(8 * 40 * 17_520)  # the refreshed price, 8 nodes × $40 × 17,520 h
+
+
+def test_a_backfilled_price_does_not_change_a_saved_link(session: Session) -> None:
+    """A price learnt after saving, even one effective before the pinned date, is not used for
+    the saved scenario (it reads prices as known when saved); a live workspace uses it."""
+    saved = service.save(session, ScenarioCreate(name="pin", inputs=TcoRequest(nodes=8)),
+                         today=date(2026, 11, 30))
+    before = service.compute(session, saved)
+    item = session.scalar(select(PriceItem).where(PriceItem.name == "p5.48xlarge on-demand",
+                                                  PriceItem.region == "us-east-1"))
+    source = session.scalar(select(PriceSource).where(PriceSource.name.like("AWS EC2 price%")))
+    assert item is not None
+    assert source is not None
+    # A correction learnt today: p5 on-demand was $50/h from 2026-11-01 (before the pin).
+    when = datetime(2026, 11, 1, tzinfo=UTC)
+    assert record_price(session, item, source, NewPrice(Decimal("50"), when, when)) is not None
+    session.flush()
+    assert service.compute(session, service.get(session, saved.share_id)) == before
+    live = compute_tco(session, TcoRequest(nodes=8, as_of=date(2026, 11, 30)))
+    od = {o.key: o.total_usd for o in live.options}["aws_on_demand"]
+    assert od == pytest.approx(8 * 50 * 17_520)  # 8 nodes × $50 × 17,520 h
 
 
 def test_examples_are_seeded_once_with_stable_ids(session: Session) -> None:

@@ -146,6 +146,9 @@ class PricePoint(Base):
     effective_from: Mapped[datetime] = mapped_column(UtcDateTime())
     effective_to: Mapped[datetime | None] = mapped_column(UtcDateTime())
     retrieved_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    # When this store learnt the price (transaction time). A saved scenario reads prices as
+    # known when it was saved, so a later backfill cannot change a shared link's numbers.
+    recorded_at: Mapped[datetime] = mapped_column(UtcDateTime())
     note: Mapped[str | None] = mapped_column(Text)
 
     item: Mapped[PriceItem] = relationship(back_populates="points")

@@ -1,13 +1,15 @@
 """Pricing queries. Flush, never commit: the caller owns the transaction."""
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Select, or_, select
+from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session, contains_eager
 
 from app.errors import Conflict, NotFound
@@ -37,6 +39,23 @@ def item_key(fields: Mapping[str, object]) -> str:
     return "/".join(parts)
 
 
+# Knowledge cut-off for reads in the current context (None = everything recorded so far).
+_known_at: ContextVar[datetime | None] = ContextVar("prices_known_at", default=None)
+
+
+@contextmanager
+def known_at(when: datetime) -> Iterator[None]:
+    """Resolve prices as this store knew them at `when`: points recorded later are ignored.
+
+    A context rather than a parameter because the cut-off belongs to the whole computation
+    (a saved scenario's TCO, planner or export reads many prices through several services)."""
+    token = _known_at.set(when)
+    try:
+        yield
+    finally:
+        _known_at.reset(token)
+
+
 def prices_as_of(
     session: Session, as_of: datetime, filters: Mapping[str, Any] | None = None
 ) -> list[PricePoint]:
@@ -47,16 +66,28 @@ def prices_as_of(
 
 def as_of_statement(as_of: datetime,
                     filters: Mapping[str, Any] | None = None) -> Select[PricePoint]:
-    """The query behind `prices_as_of` (exposed so its plan can be checked on PostgreSQL)."""
+    """The query behind `prices_as_of` (exposed so its plan can be checked on PostgreSQL).
+
+    Now: the point whose [effective_from, effective_to) holds `as_of`. Under a `known_at`
+    cut-off, `effective_to` may have been set by a later write, so the point in force is the
+    latest effective_from <= as_of among points recorded by then (bitemporal read)."""
     stmt = (
         select(PricePoint)
         .join(PricePoint.item)
         .join(PricePoint.source)
         .options(contains_eager(PricePoint.item), contains_eager(PricePoint.source))
         .where(PricePoint.effective_from <= as_of)
-        .where(or_(PricePoint.effective_to.is_(None), PricePoint.effective_to > as_of))
         .order_by(PriceItem.kind, PriceItem.item_key)
     )
+    cutoff = _known_at.get()
+    if cutoff is None:
+        stmt = stmt.where(or_(PricePoint.effective_to.is_(None), PricePoint.effective_to > as_of))
+    else:
+        latest = (select(PricePoint.item_id, func.max(PricePoint.effective_from).label("ef"))
+                  .where(PricePoint.effective_from <= as_of, PricePoint.recorded_at <= cutoff)
+                  .group_by(PricePoint.item_id).subquery())
+        stmt = stmt.join(latest, and_(latest.c.item_id == PricePoint.item_id,
+                                      latest.c.ef == PricePoint.effective_from))
     for name, value in (filters or {}).items():
         if name not in FILTERABLE:
             raise ValueError(f"unknown price filter {name!r}")
@@ -136,7 +167,8 @@ def record_price(session: Session, item: PriceItem, source: PriceSource,
     point = PricePoint(item=item, source=source, amount=new.amount, upfront_usd=new.upfront_usd,
                        low=new.low, high=new.high, effective_from=new.effective_from,
                        effective_to=after[0].effective_from if after else None,
-                       retrieved_at=new.retrieved_at, note=new.note)
+                       retrieved_at=new.retrieved_at, recorded_at=datetime.now(UTC),
+                       note=new.note)
     if before:
         before[-1].effective_to = new.effective_from
     session.add(point)

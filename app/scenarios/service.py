@@ -9,6 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.errors import Conflict, InvalidInput, NotFound
+from app.pricing.repository import known_at
 from app.scenarios import repository
 from app.scenarios.examples import EXAMPLES, Example
 from app.scenarios.models import Scenario
@@ -80,7 +81,9 @@ def inputs_of(scenario: Scenario) -> TcoRequest:
 
 
 def compute(session: Session, scenario: Scenario) -> TcoResponse:
-    return compute_tco(session, inputs_of(scenario))
+    """The saved numbers: prices in force on the pinned date, as known when it was saved."""
+    with known_at(scenario.created_at):
+        return compute_tco(session, inputs_of(scenario))
 
 
 def fork(session: Session, share_id: str, change: ScenarioFork,
