@@ -16,7 +16,10 @@ def test_home_page_renders_with_default_answer(client: TestClient) -> None:
     r = client.get("/")
     assert r.status_code == 200
     assert "Rent or buy?" in r.text
-    assert len(_totals(r.text)) == 3
+    # Snapshot prices allow: buy, AWS on-demand, capacity blocks, 1y partial-upfront reserved,
+    # and two mixed strategies; the rest are listed as omitted for want of a price.
+    assert len(_totals(r.text)) == 6
+    assert 'data-option="buy"' in r.text
     assert "/static/vendor/htmx.min.js" in r.text
     assert "cdn" not in r.text.lower()
 
@@ -49,7 +52,8 @@ def test_api_tco_matches_hand_computation(client: TestClient) -> None:
     assert r.status_code == 200
     body = r.json()
     totals = {o["key"]: o["total_usd"] for o in body["options"]}
-    assert totals["aws_reserved"] == pytest.approx(8 * 19.50 * 17_520)  # $2,733,120
+    reserved = totals["aws_reserved_1y_partial_upfront"]
+    assert reserved == pytest.approx(8 * 19.50 * 17_520)  # $2,733,120
     assert totals["aws_on_demand"] == pytest.approx(8 * 55.04 * 17_520)  # $7,714,406.40
     assert body["gpu_hours_used"] == pytest.approx(64 * 17_520)
     for opt in body["options"]:
@@ -58,10 +62,23 @@ def test_api_tco_matches_hand_computation(client: TestClient) -> None:
 
 
 def test_api_prices_pinned_before_the_june_2025_cut(client: TestClient) -> None:
-    # p5 on-demand was $98.32/h before 2025-06-01; reserved rates are not recorded that early.
-    r = client.post("/api/v1/tco", json={"nodes": 1, "as_of": "2025-01-01"})
+    # p5 on-demand was $98.32/h before 2025-06-01; reserved rates and the equipment prices are
+    # not recorded that early, so those options are omitted, naming the missing price.
+    r = client.post("/api/v1/tco", json={"nodes": 1, "months": 1, "as_of": "2025-01-01"})
+    assert r.status_code == 200
+    body = r.json()
+    totals = {o["key"]: o["total_usd"] for o in body["options"]}
+    assert totals["aws_on_demand"] == pytest.approx(98.32 * 730)  # 1 node × 730 h
+    omitted = {o["key"]: o["missing"] for o in body["omitted"]}
+    assert "aws_reserved_1y_partial_upfront" in omitted
+    assert any("gpu_usd_each" in m for m in omitted["buy"])
+
+
+def test_api_no_price_at_all_is_422_naming_gpu_model(client: TestClient) -> None:
+    r = client.post("/api/v1/tco", json={"nodes": 1, "as_of": "2020-01-01"})
     assert r.status_code == 422
     assert r.headers["content-type"].startswith("application/problem+json")
+    assert r.json()["errors"][0]["field"] == "gpu_model"
 
 
 @pytest.mark.parametrize(("body", "field"), [

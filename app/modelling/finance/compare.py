@@ -1,0 +1,146 @@
+"""Answers: every option side by side, break-even utilization and month, sweeps.
+
+Break-even utilization. For a constant utilization u every non-mixed option's present value
+is affine in u: PV(u) = a + b·u (its flows are fixed costs plus per-hour charges proportional
+to the hours used; options.py). Two options cost the same where a₁ + b₁u = a₂ + b₂u, i.e.
+u* = (a₂ − a₁) / (b₁ − b₂), kept when 0 ≤ u* ≤ 1. a and b come from evaluating each option at
+u = 0 and u = 1 — exact, because the flows are affine (a property test checks it). With a
+discount rate of 0 "PV" is the plain total.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.modelling.finance.mixed import Mixed, optimal_baseline
+from app.modelling.finance.money import (
+    HOURS_PER_MONTH,
+    FloatArray,
+    IntArray,
+    active_months,
+    npv_usd,
+    payback_month,
+)
+from app.modelling.finance.options import Option, option_flows
+from app.modelling.finance.profiles import UtilizationProfile, constant
+
+
+@dataclass(frozen=True)
+class Scenario:
+    nodes: int
+    gpus_per_node: int
+    profile: UtilizationProfile  # its length is the horizon in months
+    annual_discount_rate: float = 0.0  # cost of capital
+    goodput_fraction: float = 1.0  # useful share of used GPU-hours (from the throughput model)
+
+    @property
+    def months(self) -> int:
+        return self.profile.months
+
+    @property
+    def gpu_hours_used(self) -> float:
+        return float(self.nodes * self.gpus_per_node * HOURS_PER_MONTH
+                     * self.profile.utilization.sum())
+
+
+@dataclass(frozen=True)
+class OptionOutcome:
+    key: str
+    monthly_usd: FloatArray
+    total_usd: float
+    npv_usd: float
+    usd_per_gpu_hour_used: float  # NaN when no hour is used
+    usd_per_useful_gpu_hour: float
+    baseline_nodes: int | None = None  # mixed strategies: the cost-minimising baseline
+
+
+def evaluate(key: str, option: Option | Mixed, scenario: Scenario) -> OptionOutcome:
+    baseline: int | None = None
+    if isinstance(option, Mixed):
+        best = optimal_baseline(option, scenario.nodes, scenario.gpus_per_node,
+                                scenario.profile, scenario.months, scenario.annual_discount_rate)
+        flows, baseline = best.monthly_usd, best.baseline_nodes
+    else:
+        flows = option_flows(option, scenario.nodes, scenario.gpus_per_node, scenario.profile,
+                             scenario.months)
+    total = float(flows.sum())
+    used = scenario.gpu_hours_used
+    per_used = total / used if used > 0 else float("nan")
+    return OptionOutcome(key, flows, total,
+                         float(npv_usd(flows, scenario.annual_discount_rate)), per_used,
+                         per_used / scenario.goodput_fraction, baseline)
+
+
+def compare(scenario: Scenario, options: Mapping[str, Option | Mixed]) -> list[OptionOutcome]:
+    return [evaluate(key, option, scenario) for key, option in options.items()]
+
+
+def affine_coefficients(option: Option, nodes: int, gpus_per_node: int,
+                        horizon: int | IntArray, annual_rate: float,
+                        max_months: int | None = None) -> tuple[FloatArray, FloatArray]:
+    """(a, b) with PV(u) = a + b·u at constant utilization u; vectorized over horizons and
+    over batched (array-valued) option fields."""
+    months = max_months or int(np.max(horizon))
+    zero = npv_usd(option_flows(option, nodes, gpus_per_node, constant(0.0, months), horizon),
+                   annual_rate)
+    full = npv_usd(option_flows(option, nodes, gpus_per_node, constant(1.0, months), horizon),
+                   annual_rate)
+    return zero, np.asarray(full - zero)
+
+
+def break_even_utilization(a1: FloatArray, b1: FloatArray, a2: FloatArray,
+                           b2: FloatArray) -> FloatArray:
+    """u* = (a₂ − a₁)/(b₁ − b₂) where it lies in [0, 1]; NaN where the lines do not cross
+    there (one option is cheaper at every utilization) or are parallel."""
+    slope = np.asarray(b1 - b2, dtype=np.float64)
+    gap = np.asarray(a2 - a1, dtype=np.float64)
+    u = np.divide(gap, slope, out=np.full(np.broadcast(gap, slope).shape, np.nan),
+                  where=slope != 0)
+    return np.where((u >= 0.0) & (u <= 1.0), u, np.nan)
+
+
+@dataclass(frozen=True)
+class PairAnswer:
+    first: str
+    second: str
+    break_even_utilization: float  # NaN: no crossing in [0, 1]
+    first_cheaper_above: bool  # at utilizations above u*, `first` costs less
+    payback_month: float  # first month from which `first` stays cumulatively cheaper; NaN
+
+
+def pair_answers(scenario: Scenario, options: Mapping[str, Option],
+                 outcomes: Mapping[str, OptionOutcome],
+                 pairs: Sequence[tuple[str, str]]) -> list[PairAnswer]:
+    coef = {key: affine_coefficients(opt, scenario.nodes, scenario.gpus_per_node,
+                                     scenario.months, scenario.annual_discount_rate)
+            for key, opt in options.items()}
+    answers = []
+    for first, second in pairs:
+        (a1, b1), (a2, b2) = coef[first], coef[second]
+        u = float(break_even_utilization(a1, b1, a2, b2))
+        payback = float(payback_month(outcomes[first].monthly_usd, outcomes[second].monthly_usd))
+        answers.append(PairAnswer(first, second, u, bool(b1 < b2), payback))
+    return answers
+
+
+def sweep_pv_usd(options: Sequence[Option], nodes: int, gpus_per_node: int,
+                 utilizations: FloatArray, horizons: IntArray,
+                 annual_rate: float) -> FloatArray:
+    """PV of every option × utilization × horizon, shape (O, U, H).
+
+    The per-option coefficients (two evaluations per option over all horizons) feed one
+    broadcast evaluation of all O·U·H scenarios."""
+    months = int(np.max(horizons))
+    coef = [affine_coefficients(o, nodes, gpus_per_node, horizons, annual_rate, months)
+            for o in options]
+    a = np.stack([c[0] for c in coef])[:, None, :]
+    b = np.stack([c[1] for c in coef])[:, None, :]
+    return np.asarray(a + b * np.asarray(utilizations)[None, :, None])
+
+
+def gpu_hours_used(nodes: int, gpus_per_node: int, utilizations: FloatArray,
+                   horizons: IntArray) -> FloatArray:
+    """GPU-hours used for a (U, H) grid of constant utilizations and horizons."""
+    hours = active_months(horizons, int(np.max(horizons))).sum(axis=-1) * HOURS_PER_MONTH
+    return np.asarray(nodes * gpus_per_node * np.outer(utilizations, hours))

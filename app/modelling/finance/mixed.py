@@ -1,0 +1,70 @@
+"""Mixed strategies: own or reserve a baseline of b nodes, rent the peak by the hour.
+
+In month m the workload needs node_fraction[m] × N nodes during busy_fraction[m] of the hours
+(profiles.py). The baseline serves min(b, demand) of them; the peak, max(demand − b, 0),
+is rented for those hours. The baseline's fixed costs are paid whatever happens.
+
+Cost-minimising baseline: for a rented (committed) baseline the total is convex and piecewise
+linear in b with kinks where b crosses a month's demand, so the optimum is one of those
+demands (the newsvendor argument: add a baseline node while the peak hours it saves are worth
+more than its fixed cost); every kink ⌊d⌋, ⌈d⌉, 0 and N are evaluated at once. Owned
+baselines add step costs (switches, racks, staff), so a 33-point grid joins the candidates.
+"""
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from app.modelling.finance.money import FloatArray, npv_usd
+from app.modelling.finance.options import Option, Rental, option_flows
+from app.modelling.finance.profiles import UtilizationProfile
+
+
+@dataclass(frozen=True)
+class Mixed:
+    baseline: Option
+    peak: Rental  # billed per used hour (on-demand or spot)
+
+
+@dataclass(frozen=True)
+class MixedResult:
+    baseline_nodes: int
+    monthly_usd: FloatArray
+    candidates_nodes: FloatArray  # baselines evaluated
+    candidates_npv_usd: FloatArray
+
+
+def mixed_flows(option: Mixed, nodes: int, gpus_per_node: int, profile: UtilizationProfile,
+                horizon: int, baseline_nodes: FloatArray | int) -> FloatArray:
+    """Flows for baseline(s) of `baseline_nodes` (scalar, or shape (K, 1) for K at once)."""
+    b = np.asarray(baseline_nodes, dtype=np.float64)
+    demand = profile.node_fraction * nodes
+    on_base = np.minimum(b, demand)
+    base_fraction = np.divide(on_base, b, out=np.zeros(np.broadcast(on_base, b).shape),
+                              where=b > 0)
+    peak_fraction = np.maximum(demand - b, 0.0) / nodes
+    baseline = option.baseline
+    if isinstance(baseline, Rental):
+        baseline = replace(baseline, extras_usd_per_month=0.0)  # the peak carries the extras
+    base = option_flows(baseline, b, gpus_per_node, profile.scaled_nodes(base_fraction), horizon)
+    peak = option_flows(option.peak, nodes, gpus_per_node, profile.scaled_nodes(peak_fraction),
+                        horizon)
+    return np.asarray(base + peak)
+
+
+def baseline_candidates(nodes: int, profile: UtilizationProfile) -> FloatArray:
+    demand = profile.node_fraction * nodes
+    kinks = np.concatenate([np.floor(demand), np.ceil(demand), [0.0, float(nodes)],
+                            np.round(np.linspace(0.0, nodes, 33))])
+    return np.unique(np.clip(kinks, 0.0, nodes))
+
+
+def optimal_baseline(option: Mixed, nodes: int, gpus_per_node: int,
+                     profile: UtilizationProfile, horizon: int,
+                     annual_rate: float) -> MixedResult:
+    """The baseline node count with the lowest NPV, all candidates in one evaluation."""
+    candidates = baseline_candidates(nodes, profile)
+    flows = mixed_flows(option, nodes, gpus_per_node, profile, horizon, candidates[:, None])
+    npvs = npv_usd(flows, annual_rate)
+    best = int(np.argmin(npvs))
+    return MixedResult(int(candidates[best]), flows[best], candidates, npvs)
