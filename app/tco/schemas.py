@@ -243,3 +243,24 @@ class TcoResponse(BaseModel):
     network: dict[str, float]
     assumptions: dict[str, float]
     notes: list[str]
+
+
+class ExampleSummary(BaseModel):
+    name: str
+    title: str
+    source: str = Field(description="Seed article file the example comes from")
+    notes: list[str]
+
+
+class ClaimResult(BaseModel):
+    what: str
+    article_usd: float
+    option: str
+    measure: Literal["total", "monthly_average"]
+    computed_usd: float | None = Field(description="What follows from the inputs; null when "
+                                       "the option could not be priced")
+
+
+class ExampleResult(ExampleSummary):
+    claims: list[ClaimResult]
+    result: TcoResponse

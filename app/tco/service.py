@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy.orm import Session
 
-from app.errors import InvalidInput
+from app.errors import InvalidInput, NotFound
 from app.modelling.finance import profiles
 from app.modelling.finance.compare import Scenario, compare, pair_answers
 from app.modelling.finance.mixed import Mixed
@@ -35,8 +35,12 @@ from app.pricing import repository
 from app.pricing.models import PriceKind, PricePoint, PurchaseOption
 from app.pricing.service import as_of_instant, require_price
 from app.tco.defaults import RANGES
+from app.tco.examples import EXAMPLES
 from app.tco.schemas import (
     BreakEven,
+    ClaimResult,
+    ExampleResult,
+    ExampleSummary,
     MonteCarloResult,
     OmittedOption,
     OptionResult,
@@ -154,9 +158,10 @@ def _ownership(req: TcoRequest, prices: _Prices) -> tuple[Ownership, list[str], 
         if not busy_kw:
             missing.append("server_busy_kw (power_w of the server row)")
     switch_cat = "ib_switch" if a.fabric == "infiniband" else "eth_switch"
-    sw_pt = prices.point(kind=EQ, category=switch_cat)
     sw_override = prices.overrides.ib_switch_usd_each if a.fabric == "infiniband" \
         else prices.overrides.eth_switch_usd_each
+    sw_pt = None if sw_override is not None and prices.overrides.ib_switch_kw_each is not None \
+        else prices.point(kind=EQ, category=switch_cat)
     switch_usd = sw_override if sw_override is not None else float(sw_pt.amount) if sw_pt else 0.0
     if sw_override is None and sw_pt is None:
         missing.append(f"{switch_cat}_usd_each (equipment {switch_cat})")
@@ -327,18 +332,21 @@ def _add_gpu_clouds(req: TcoRequest, prices: _Prices, built: _Built) -> None:
             extras_usd_per_month=extras))
 
 
-def _full_use_usd_per_node_month(r: Rental) -> float:
-    return r.usd_per_node_hour * HOURS_PER_MONTH + r.upfront_usd_per_node / max(r.term_months, 1)
+def _committed_usd_per_node(r: Rental, months: int) -> float:
+    """What one node of a commitment costs over the horizon: every started term in full."""
+    term = max(r.term_months, 1)
+    terms = -(-months // term)
+    return terms * (term * r.usd_per_node_hour * HOURS_PER_MONTH + r.upfront_usd_per_node)
 
 
-def _add_mixed(built: _Built) -> None:
+def _add_mixed(built: _Built, months: int) -> None:
     rentals = {k: o for k, o in built.options.items() if isinstance(o, Rental)}
     committed = {k: o for k, o in rentals.items()
                  if o.billing is Billing.committed and k.startswith("aws_")}
     peaks = [(k, p) for k, p in (("aws_on_demand", "on-demand"), ("aws_spot", "spot"))
              if k in rentals]
     if committed:
-        base_key = min(committed, key=lambda k: _full_use_usd_per_node_month(committed[k]))
+        base_key = min(committed, key=lambda k: _committed_usd_per_node(committed[k], months))
         base_label = built.labels[base_key][0].replace("AWS ", "")
         for peak_key, peak_name in peaks:
             built.add(f"mixed_reserved_{peak_name.replace('-', '_')}",
@@ -376,7 +384,7 @@ def compute_tco(session: Session, req: TcoRequest) -> TcoResponse:
         missing = "; ".join(m for o in built.omitted for m in o.missing)
         raise InvalidInput("gpu_model", f"no option can be priced for {req.gpu_model} in "
                            f"{req.region} as of {as_of.isoformat()}: missing {missing}")
-    _add_mixed(built)
+    _add_mixed(built, req.months)
     scenario = Scenario(req.nodes, a.gpus_per_node, _profile(req), a.discount_rate_annual,
                         a.goodput_fraction)
     outcomes = {o.key: o for o in compare(scenario, built.options)}
@@ -479,3 +487,25 @@ def _assumptions(req: TcoRequest, own: Owned | None) -> dict[str, float]:
                 "power_idle_kw_per_node": o.busy_kw_per_node * o.idle_power_fraction,
                 "pue": o.pue, "electricity_usd_per_kwh": o.electricity_usd_per_kwh}
     return out
+
+
+def list_examples() -> list[ExampleSummary]:
+    return [ExampleSummary(name=e.name, title=e.title, source=e.source, notes=list(e.notes))
+            for e in EXAMPLES.values()]
+
+
+def run_example(session: Session, name: str) -> ExampleResult:
+    example = EXAMPLES.get(name)
+    if example is None:
+        raise NotFound(f"no TCO example named {name!r}; see /api/v1/tco/examples")
+    result = compute_tco(session, example.request)
+    by_key = {o.key: o for o in result.options}
+    claims = []
+    for c in example.claims:
+        option = by_key.get(c.option)
+        computed = None if option is None else option.total_usd if c.measure == "total" \
+            else option.total_usd / result.months
+        claims.append(ClaimResult(what=c.what, article_usd=c.article_usd, option=c.option,
+                                  measure=c.measure, computed_usd=computed))
+    return ExampleResult(name=example.name, title=example.title, source=example.source,
+                         notes=list(example.notes), claims=claims, result=result)

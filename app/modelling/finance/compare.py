@@ -10,6 +10,7 @@ discount rate of 0 "PV" is the plain total.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from app.modelling.finance.money import (
     npv_usd,
     payback_month,
 )
-from app.modelling.finance.options import Option, option_flows
+from app.modelling.finance.options import Billing, Option, Rental, option_flows, rental_flows
 from app.modelling.finance.profiles import UtilizationProfile, constant
 
 
@@ -55,25 +56,52 @@ class OptionOutcome:
     baseline_nodes: int | None = None  # mixed strategies: the cost-minimising baseline
 
 
-def evaluate(key: str, option: Option | Mixed, scenario: Scenario) -> OptionOutcome:
-    baseline: int | None = None
-    if isinstance(option, Mixed):
-        best = optimal_baseline(option, scenario.nodes, scenario.gpus_per_node,
-                                scenario.profile, scenario.months, scenario.annual_discount_rate)
-        flows, baseline = best.monthly_usd, best.baseline_nodes
-    else:
-        flows = option_flows(option, scenario.nodes, scenario.gpus_per_node, scenario.profile,
-                             scenario.months)
-    total = float(flows.sum())
-    used = scenario.gpu_hours_used
-    per_used = total / used if used > 0 else float("nan")
-    return OptionOutcome(key, flows, total,
-                         float(npv_usd(flows, scenario.annual_discount_rate)), per_used,
-                         per_used / scenario.goodput_fraction, baseline)
+def _stacked(rentals: Sequence[Rental]) -> Rental:
+    """Rentals of one billing rule as one batched Rental (fields shaped (P, 1))."""
+    def column(name: str) -> Any:
+        return np.array([getattr(r, name) for r in rentals], dtype=np.float64)[:, None]
+
+    return Rental(rentals[0].billing, column("usd_per_node_hour"), column("term_months"),
+                  column("upfront_usd_per_node"), column("hours_multiplier"),
+                  column("managed_overhead_fraction"), column("extras_usd_per_month"))
+
+
+def _all_flows(scenario: Scenario, options: Mapping[str, Option | Mixed]
+               ) -> tuple[dict[str, FloatArray], dict[str, int]]:
+    """Monthly flows of every option; rentals with the same billing rule in one evaluation."""
+    flows: dict[str, FloatArray] = {}
+    baselines: dict[str, int] = {}
+    groups: dict[Billing, list[str]] = {}
+    sc = scenario
+    for key, option in options.items():
+        if isinstance(option, Rental):
+            groups.setdefault(option.billing, []).append(key)
+        elif isinstance(option, Mixed):
+            best = optimal_baseline(option, sc.nodes, sc.gpus_per_node, sc.profile, sc.months,
+                                    sc.annual_discount_rate)
+            flows[key], baselines[key] = best.monthly_usd, best.baseline_nodes
+        else:
+            flows[key] = option_flows(option, sc.nodes, sc.gpus_per_node, sc.profile, sc.months)
+    for keys in groups.values():
+        rentals = [options[k] for k in keys]
+        batch = rental_flows(_stacked([r for r in rentals if isinstance(r, Rental)]), sc.nodes,
+                             sc.profile, sc.months)
+        flows |= {k: batch[i] for i, k in enumerate(keys)}
+    return flows, baselines
 
 
 def compare(scenario: Scenario, options: Mapping[str, Option | Mixed]) -> list[OptionOutcome]:
-    return [evaluate(key, option, scenario) for key, option in options.items()]
+    """Every option's flows, totals, NPV and cost per GPU-hour, in the order given."""
+    flows, baselines = _all_flows(scenario, options)
+    keys = list(options)
+    matrix = np.stack([flows[k] for k in keys])
+    totals = matrix.sum(axis=1)
+    npvs = npv_usd(matrix, scenario.annual_discount_rate)
+    used = scenario.gpu_hours_used
+    per_used = totals / used if used > 0 else np.full(len(keys), np.nan)
+    return [OptionOutcome(k, flows[k], float(totals[i]), float(npvs[i]), float(per_used[i]),
+                          float(per_used[i]) / scenario.goodput_fraction, baselines.get(k))
+            for i, k in enumerate(keys)]
 
 
 def affine_coefficients(option: Option, nodes: int, gpus_per_node: int,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.modelling.finance.money import FloatArray, npv_usd
+from app.modelling.finance.money import FloatArray, active_months, npv_usd
 from app.modelling.finance.options import Option, Rental, option_flows
 from app.modelling.finance.profiles import UtilizationProfile
 
@@ -43,27 +43,32 @@ def mixed_flows(option: Mixed, nodes: int, gpus_per_node: int, profile: Utilizat
     base_fraction = np.divide(on_base, b, out=np.zeros(np.broadcast(on_base, b).shape),
                               where=b > 0)
     peak_fraction = np.maximum(demand - b, 0.0) / nodes
-    baseline = option.baseline
+    baseline, rented_base = option.baseline, isinstance(option.baseline, Rental)
     if isinstance(baseline, Rental):
-        baseline = replace(baseline, extras_usd_per_month=0.0)  # the peak carries the extras
+        baseline = replace(baseline, extras_usd_per_month=0.0)
     base = option_flows(baseline, b, gpus_per_node, profile.scaled_nodes(base_fraction), horizon)
-    peak = option_flows(option.peak, nodes, gpus_per_node, profile.scaled_nodes(peak_fraction),
-                        horizon)
-    return np.asarray(base + peak)
+    peak = option_flows(replace(option.peak, extras_usd_per_month=0.0), nodes, gpus_per_node,
+                        profile.scaled_nodes(peak_fraction), horizon)
+    # Cloud extras (storage, egress) are paid once, in months where any cloud capacity is used.
+    in_cloud = (peak_fraction * profile.busy_fraction > 0) | (rented_base & (b > 0))
+    extras = option.peak.extras_usd_per_month * in_cloud * active_months(horizon, profile.months)
+    return np.asarray(base + peak + extras)
 
 
-def baseline_candidates(nodes: int, profile: UtilizationProfile) -> FloatArray:
+def baseline_candidates(nodes: int, profile: UtilizationProfile, grid: bool) -> FloatArray:
+    """Every month's demand rounded down and up, 0 and N; plus a 33-point grid if `grid`."""
     demand = profile.node_fraction * nodes
-    kinks = np.concatenate([np.floor(demand), np.ceil(demand), [0.0, float(nodes)],
-                            np.round(np.linspace(0.0, nodes, 33))])
-    return np.unique(np.clip(kinks, 0.0, nodes))
+    parts = [np.floor(demand), np.ceil(demand), np.array([0.0, float(nodes)])]
+    if grid:
+        parts.append(np.round(np.arange(33) * (nodes / 32.0)))
+    return np.unique(np.concatenate(parts))
 
 
 def optimal_baseline(option: Mixed, nodes: int, gpus_per_node: int,
                      profile: UtilizationProfile, horizon: int,
                      annual_rate: float) -> MixedResult:
     """The baseline node count with the lowest NPV, all candidates in one evaluation."""
-    candidates = baseline_candidates(nodes, profile)
+    candidates = baseline_candidates(nodes, profile, grid=not isinstance(option.baseline, Rental))
     flows = mixed_flows(option, nodes, gpus_per_node, profile, horizon, candidates[:, None])
     npvs = npv_usd(flows, annual_rate)
     best = int(np.argmin(npvs))

@@ -28,7 +28,7 @@ from app.modelling.finance.money import (
     active_months,
     last_month,
 )
-from app.modelling.finance.network import NetworkDesign, network_bill
+from app.modelling.finance.network import NetworkBill, NetworkDesign, network_bill
 from app.modelling.finance.profiles import UtilizationProfile
 
 Nodes = int | FloatArray
@@ -101,10 +101,11 @@ class Rental:
     extras_usd_per_month: float = 0.0  # cloud storage and egress
 
 
-def capex_lines(own: Ownership, nodes: Nodes, gpus_per_node: int) -> dict[str, FloatArray]:
+def capex_lines(own: Ownership, nodes: Nodes, gpus_per_node: int,
+                bill: NetworkBill | None = None) -> dict[str, FloatArray]:
     """Capex by line, US dollars, for `nodes` nodes (zero for zero nodes)."""
     n = np.asarray(nodes, dtype=np.float64)
-    bill = network_bill(n, own.network)
+    bill = bill or network_bill(n, own.network)
     gpus = n * gpus_per_node * own.gpu_usd_each
     servers = n * own.server_usd_per_node
     network = (bill.ib_switches * own.ib_switch_usd_each
@@ -142,12 +143,13 @@ def staff_fte(own: Ownership, nodes: Nodes) -> FloatArray:
     return np.where(n > 0, np.maximum(1.0, np.ceil(n / own.nodes_per_fte)), 0.0)
 
 
-def it_power_kw(own: Ownership, nodes: Nodes, utilization: FloatArray) -> tuple[FloatArray,
-                                                                                 FloatArray]:
+def it_power_kw(own: Ownership, nodes: Nodes, utilization: FloatArray,
+                bill: NetworkBill | None = None) -> tuple[FloatArray, FloatArray]:
     """(peak, average) IT power in kW. A node draws idle power when not training:
     nodes × (idle + u × (busy − idle)) + switches × switch power."""
     n = np.asarray(nodes, dtype=np.float64)
-    switches_kw = network_bill(n, own.network).ib_switches * own.ib_switch_kw_each
+    bill = bill or network_bill(n, own.network)
+    switches_kw = bill.ib_switches * own.ib_switch_kw_each
     idle_kw = own.busy_kw_per_node * own.idle_power_fraction
     peak = n * own.busy_kw_per_node + switches_kw
     average = n * (idle_kw + utilization * (own.busy_kw_per_node - idle_kw)) + switches_kw
@@ -160,9 +162,10 @@ def owned_flows(option: Owned, nodes: Nodes, gpus_per_node: int,
     own, fac = option.ownership, option.facility
     months = profile.months
     n = np.asarray(nodes, dtype=np.float64)
-    lines = capex_lines(own, n, gpus_per_node)
+    bill = network_bill(n, own.network)
+    lines = capex_lines(own, n, gpus_per_node, bill)
     capex = sum(lines.values())
-    peak_kw, avg_kw = it_power_kw(own, n, profile.utilization)
+    peak_kw, avg_kw = it_power_kw(own, n, profile.utilization, bill)
     energy_kwh = avg_kw * HOURS_PER_MONTH
     if fac.colocated:
         facility = (fac.colo_usd_per_kw_month * peak_kw * (1.0 + fac.contracted_headroom)
@@ -186,7 +189,7 @@ def rental_flows(option: Rental, nodes: Nodes, profile: UtilizationProfile,
     n = np.asarray(nodes, dtype=np.float64)
     active = active_months(horizon, months)
     if option.billing is Billing.committed:
-        term = max(option.term_months, 1)
+        term = np.maximum(option.term_months, 1)  # an int, or a (P, 1) array when batched
         starts = (np.arange(months) % term == 0).astype(np.float64)
         h = np.asarray(horizon, dtype=np.float64)
         h = h[..., None] if np.ndim(horizon) else h

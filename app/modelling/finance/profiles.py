@@ -13,6 +13,7 @@ nodes 1) cannot be served by a smaller owned baseline, while "a third of the nod
 """
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -27,7 +28,7 @@ class UtilizationProfile:
     node_fraction: FloatArray
     day_fraction: FloatArray
 
-    @property
+    @cached_property
     def utilization(self) -> FloatArray:
         return np.asarray(self.busy_fraction * self.node_fraction)
 
