@@ -11,12 +11,12 @@ more than its fixed cost); every kink ⌊d⌋, ⌈d⌉, 0 and N are evaluated at
 baselines add step costs (switches, racks, staff), so a 33-point grid joins the candidates.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from app.modelling.finance.money import FloatArray, active_months, npv_usd
-from app.modelling.finance.options import Option, Rental, option_flows
+from app.modelling.finance.options import Option, Rental, option_flows, rental_flows
 from app.modelling.finance.profiles import UtilizationProfile
 
 
@@ -45,10 +45,11 @@ def mixed_flows(option: Mixed, nodes: int, gpus_per_node: int, profile: Utilizat
     peak_fraction = np.maximum(demand - b, 0.0) / nodes
     baseline, rented_base = option.baseline, isinstance(option.baseline, Rental)
     if isinstance(baseline, Rental):
-        baseline = replace(baseline, extras_usd_per_month=0.0)
-    base = option_flows(baseline, b, gpus_per_node, profile.scaled_nodes(base_fraction), horizon)
-    peak = option_flows(replace(option.peak, extras_usd_per_month=0.0), nodes, gpus_per_node,
-                        profile.scaled_nodes(peak_fraction), horizon)
+        base = rental_flows(baseline, b, profile.scaled_nodes(base_fraction), horizon, False)
+    else:
+        base = option_flows(baseline, b, gpus_per_node, profile.scaled_nodes(base_fraction),
+                            horizon)
+    peak = rental_flows(option.peak, nodes, profile.scaled_nodes(peak_fraction), horizon, False)
     # Cloud extras (storage, egress) are paid once, in months where any cloud capacity is used.
     in_cloud = (peak_fraction * profile.busy_fraction > 0) | (rented_base & (b > 0))
     extras = option.peak.extras_usd_per_month * in_cloud * active_months(horizon, profile.months)

@@ -10,6 +10,8 @@ Conventions (used by every finance module):
 - cash out is positive (these are costs); a resale inflow is a negative cost.
 """
 
+from functools import lru_cache
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -40,16 +42,31 @@ def cumulative_usd(monthly_usd: FloatArray) -> FloatArray:
     return np.cumsum(monthly_usd, axis=-1)
 
 
+@lru_cache(maxsize=256)
+def _month_masks(horizon: int, max_months: int) -> tuple[FloatArray, FloatArray]:
+    m = np.arange(max_months)
+    active, last = (m < horizon).astype(np.float64), (m == horizon - 1).astype(np.float64)
+    active.setflags(write=False)  # shared between callers: never modified in place
+    last.setflags(write=False)
+    return active, last
+
+
+def _masks(horizon_months: int | IntArray, max_months: int) -> tuple[FloatArray, FloatArray]:
+    if isinstance(horizon_months, int | np.integer):
+        return _month_masks(int(horizon_months), max_months)
+    h = np.asarray(horizon_months)[..., None]
+    m = np.arange(max_months)
+    return (m < h).astype(np.float64), (m == h - 1).astype(np.float64)
+
+
 def active_months(horizon_months: int | IntArray, max_months: int) -> FloatArray:
-    """1.0 where month m < the horizon, else 0.0; broadcasts a horizon array (…, 1) → (…, M)."""
-    months = np.asarray(horizon_months)[..., None] if np.ndim(horizon_months) else horizon_months
-    return (np.arange(max_months) < months).astype(np.float64)
+    """1.0 where month m < the horizon, else 0.0; broadcasts a horizon array (…,) → (…, M)."""
+    return _masks(horizon_months, max_months)[0]
 
 
 def last_month(horizon_months: int | IntArray, max_months: int) -> FloatArray:
     """1.0 in the final month of the horizon (where end-of-horizon items are booked)."""
-    months = np.asarray(horizon_months)[..., None] if np.ndim(horizon_months) else horizon_months
-    return np.asarray(np.arange(max_months) == np.asarray(months) - 1, dtype=np.float64)
+    return _masks(horizon_months, max_months)[1]
 
 
 def payback_month(cheaper_later_usd: FloatArray, other_usd: FloatArray) -> FloatArray:

@@ -20,6 +20,7 @@ All functions accept a node count or an integer array of them and broadcast.
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -60,7 +61,17 @@ class NetworkBill:
 
 def network_bill(nodes: int | FloatArray, design: NetworkDesign = NetworkDesign()) -> NetworkBill:
     """Switch, NIC, cable and transceiver counts for `nodes` nodes (vectorized over nodes)."""
-    n = np.asarray(nodes, dtype=np.float64)
+    if isinstance(nodes, int):
+        return _network_bill_cached(nodes, design)
+    return _network_bill(np.asarray(nodes, dtype=np.float64), design)
+
+
+@lru_cache(maxsize=1024)
+def _network_bill_cached(nodes: int, design: NetworkDesign) -> NetworkBill:
+    return _network_bill(np.asarray(float(nodes)), design)
+
+
+def _network_bill(n: FloatArray, design: NetworkDesign) -> NetworkBill:
     ports = n * design.nics_per_node
     k = float(design.radix)
     down = np.floor(k * design.oversubscription / (design.oversubscription + 1.0))

@@ -104,8 +104,8 @@ class Rental:
 def capex_lines(own: Ownership, nodes: Nodes, gpus_per_node: int,
                 bill: NetworkBill | None = None) -> dict[str, FloatArray]:
     """Capex by line, US dollars, for `nodes` nodes (zero for zero nodes)."""
+    bill = bill or network_bill(nodes, own.network)
     n = np.asarray(nodes, dtype=np.float64)
-    bill = bill or network_bill(n, own.network)
     gpus = n * gpus_per_node * own.gpu_usd_each
     servers = n * own.server_usd_per_node
     network = (bill.ib_switches * own.ib_switch_usd_each
@@ -147,8 +147,8 @@ def it_power_kw(own: Ownership, nodes: Nodes, utilization: FloatArray,
                 bill: NetworkBill | None = None) -> tuple[FloatArray, FloatArray]:
     """(peak, average) IT power in kW. A node draws idle power when not training:
     nodes × (idle + u × (busy − idle)) + switches × switch power."""
+    bill = bill or network_bill(nodes, own.network)
     n = np.asarray(nodes, dtype=np.float64)
-    bill = bill or network_bill(n, own.network)
     switches_kw = bill.ib_switches * own.ib_switch_kw_each
     idle_kw = own.busy_kw_per_node * own.idle_power_fraction
     peak = n * own.busy_kw_per_node + switches_kw
@@ -161,8 +161,8 @@ def owned_flows(option: Owned, nodes: Nodes, gpus_per_node: int,
     """Capex in month 0; facility, energy, staff and support every month; resale at the end."""
     own, fac = option.ownership, option.facility
     months = profile.months
+    bill = network_bill(nodes, own.network)
     n = np.asarray(nodes, dtype=np.float64)
-    bill = network_bill(n, own.network)
     lines = capex_lines(own, n, gpus_per_node, bill)
     capex = sum(lines.values())
     peak_kw, avg_kw = it_power_kw(own, n, profile.utilization, bill)
@@ -183,8 +183,9 @@ def owned_flows(option: Owned, nodes: Nodes, gpus_per_node: int,
 
 
 def rental_flows(option: Rental, nodes: Nodes, profile: UtilizationProfile,
-                 horizon: Horizon) -> FloatArray:
-    """Hourly charges × (1 + managed overhead) + extras, per the billing rule."""
+                 horizon: Horizon, with_extras: bool = True) -> FloatArray:
+    """Hourly charges × (1 + managed overhead) + extras (unless `with_extras` is False: mixed
+    strategies pay them once), per the billing rule."""
     months = profile.months
     n = np.asarray(nodes, dtype=np.float64)
     active = active_months(horizon, months)
@@ -204,8 +205,8 @@ def rental_flows(option: Rental, nodes: Nodes, profile: UtilizationProfile,
             share = profile.day_fraction
         charges = n * option.usd_per_node_hour * HOURS_PER_MONTH * share * profile.node_fraction
         charges = charges * active
-    return np.asarray(charges * (1.0 + option.managed_overhead_fraction)
-                      + option.extras_usd_per_month * active)
+    charges = charges * (1.0 + option.managed_overhead_fraction)
+    return np.asarray(charges + option.extras_usd_per_month * active if with_extras else charges)
 
 
 def spot_hours_multiplier(interruptions_per_hour: float, checkpoint_interval_hours: float,

@@ -34,7 +34,7 @@ class UtilizationProfile:
 
     @property
     def months(self) -> int:
-        return int(np.shape(self.utilization)[-1])
+        return int(self.busy_fraction.shape[-1])
 
     def scaled_nodes(self, node_fraction: FloatArray) -> "UtilizationProfile":
         """The same hours and days with another node fraction (mixed strategies, break-even)."""
