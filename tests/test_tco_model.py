@@ -32,6 +32,7 @@ from app.modelling.finance.options import (
     rental_flows,
     spot_hours_multiplier,
 )
+from app.modelling.finance.sensitivity import monte_carlo, tornado
 
 ON_DEMAND = Rental(Billing.used_hours, 55.04)
 RESERVED_1Y = Rental(Billing.committed, 19.50, term_months=12)
@@ -240,3 +241,40 @@ def test_sweep_equals_direct_evaluation() -> None:
                 direct = npv_usd(compare(Scenario(8, 8, prof, 0.08), {"x": opt})[0].monthly_usd,
                                  0.08)
                 assert pv[o, i, j] == pytest.approx(float(direct))
+
+
+def test_tornado_swings_by_hand() -> None:
+    own = Ownership(gpu_usd_each=10_000, server_usd_per_node=20_000, busy_kw_per_node=10.0,
+                    idle_power_fraction=0.0, electricity_usd_per_kwh=0.0, pue=1.0,
+                    resale_decline_per_year=1.0,
+                    network=NetworkDesign(nics_per_node=0, frontend_ports_per_node=0))
+    rent = Rental(Billing.committed, 10.0, 12)
+    sc = Scenario(1, 8, profiles.constant(1.0, 12), 0.0)
+    base, rows = tornado(Owned(own), rent, sc)
+    by_name = {r.name: r for r in rows}
+    # Buy $100,000 − rent 8,760 h × $10 = $87,600 → +$12,400.
+    assert base == pytest.approx(12_400)
+    # GPUs ±20%: 8 × $10,000 × 0.2 = ±$16,000 on the difference.
+    gpu = by_name["buy.gpu_usd_each"]
+    assert (gpu.difference_at_low_usd, gpu.difference_at_high_usd) == pytest.approx(
+        (12_400 - 16_000, 12_400 + 16_000))
+    # Rent ±20%: ±$17,520, and a higher rent makes buying relatively cheaper.
+    rate = by_name["rent.usd_per_node_hour"]
+    assert rate.difference_at_high_usd == pytest.approx(12_400 - 17_520)
+    assert rows[0].name == "rent.usd_per_node_hour"  # widest swing first: 35,040 > 32,000
+    # Electricity is free here, so utilization does not move the difference at all.
+    assert by_name["utilization"].swing_usd == pytest.approx(0.0)
+    # A sourced range replaces ±20%.
+    _, ranged = tornado(Owned(own), rent, sc, {"buy.gpu_usd_each": (9_000.0, 30_000.0)})
+    gpu = next(r for r in ranged if r.name == "buy.gpu_usd_each")
+    assert gpu.difference_at_high_usd == pytest.approx(12_400 + 8 * 20_000)
+
+
+def test_monte_carlo_is_seeded_and_ordered() -> None:
+    sc = Scenario(8, 8, profiles.constant(0.7, 24), 0.08)
+    first = monte_carlo(Owned(SEED_OWN), RESERVED_1Y, sc, draws=500, seed=7)
+    again = monte_carlo(Owned(SEED_OWN), RESERVED_1Y, sc, draws=500, seed=7)
+    assert first == again
+    p10, p50, p90 = first.difference_usd
+    assert p10 < p50 < p90
+    assert 0.0 <= first.probability_buy_cheaper <= 1.0

@@ -137,8 +137,10 @@ class TcoRequest(BaseModel):
     nodes: int = Field(8, ge=1, le=4096, description="Nodes of `gpus_per_node` GPUs each")
     gpu_model: str = Field("H100", min_length=1, max_length=32, examples=["H100"])
     months: int = Field(24, ge=1, le=120, description="Horizon in months (730 h each)")
-    utilization: Fraction = Field(1.0, description="Constant share of GPU-hours used; "
-                                  "ignored when `profile` is given")
+    utilization: Fraction = Field(1.0, description="Constant share of GPU-hours used, read as "
+                                  "that share of the nodes busy around the clock (many jobs); "
+                                  "use a schedule profile for the whole cluster part-time. "
+                                  "Ignored when `profile` is given")
     profile: Profile | None = None
     region: str = Field("us-east-1", min_length=1, max_length=32)
     as_of: date | None = Field(None, description="Price date; default today (UTC)")

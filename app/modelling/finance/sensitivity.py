@@ -19,20 +19,21 @@ from app.modelling.finance.options import Option, Owned, option_flows
 
 Ranges = Mapping[str, tuple[float, float]]
 # Ratios with physical floors: perturbing must not push them below these.
-FLOORS = {"pue": 1.0}
+FLOORS = {"pue": 1.0, "hours_multiplier": 1.0}
 CEILINGS = {"idle_power_fraction": 1.0, "resale_decline_per_year": 1.0}
 
 
 def numeric_inputs(option: Option) -> dict[str, float]:
-    """The perturbable inputs of an option: its non-zero float fields, by name."""
+    """The perturbable inputs of an option: its non-zero fields declared float, by name."""
     parts: list[Any] = [option.ownership, option.facility] if isinstance(option, Owned) \
         else [option]
     out: dict[str, float] = {}
     for part in parts:
         for f in fields(part):
             value = getattr(part, f.name)
-            if isinstance(value, float) and not isinstance(value, bool) and value != 0.0:
-                out[f.name] = value
+            if f.type in (float, "float") and value != 0.0 \
+                    and not (f.name == "hours_multiplier" and value == 1.0):
+                out[f.name] = float(value)
     return out
 
 
@@ -110,6 +111,9 @@ def tornado(buy: Option, rent: Option, scenario: Scenario, ranges: Ranges | None
     scale = np.array([[lo_u / u], [hi_u / u]]) if u > 0 else np.ones((2, 1))
     diff_u = _pv(buy, scenario, scale) - _pv(rent, scenario, scale)
     rows.append(TornadoRow("utilization", u, lo_u, hi_u, float(diff_u[0]), float(diff_u[1])))
+    # Inputs that do not move the difference (e.g. a colocation price for an owned facility)
+    # are dropped; utilization always stays.
+    rows = [r for r in rows if r.swing_usd > 0.005 or r.name == "utilization"]
     rows.sort(key=lambda r: r.swing_usd, reverse=True)
     return base, rows
 
