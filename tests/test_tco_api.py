@@ -187,3 +187,28 @@ def test_every_example_computes(client: TestClient) -> None:
     assert claims["aws_reserved_1y_partial_upfront"] == pytest.approx(32 * 19.50 * 730)
     assert claims["aws_on_demand"] == pytest.approx(32 * 55.04 * 730 * 41 / 168)
     assert client.get("/api/v1/tco/examples/nope").status_code == 404
+
+
+def test_break_even_for_requested_pairs(client: TestClient) -> None:
+    body = _post(client, nodes=2, months=12,
+                 break_even_pairs=[["aws_spot", "aws_on_demand"], ["colo", "buy"]])
+    pairs = [(b["first"], b["second"]) for b in body["break_even"]]
+    assert pairs == [("aws_spot", "aws_on_demand"), ("colo", "buy")]
+    # Spot and on-demand are both linear through zero: equal only at u = 0, spot cheaper above.
+    assert body["break_even"][0]["utilization"] == 0.0
+    assert body["break_even"][0]["first_cheaper_above"] is True
+    bad = client.post("/api/v1/tco", json={"prices": QUOTE, "as_of": "2026-11-30",
+                                           "break_even_pairs": [["buy", "nope"]]})
+    assert bad.status_code == 422
+    assert bad.json()["errors"][0]["field"] == "break_even_pairs.0"
+    mixed = client.post("/api/v1/tco", json={
+        "prices": QUOTE, "as_of": "2026-11-30",
+        "break_even_pairs": [["buy", "mixed_buy_on_demand"]]})
+    assert "mixed strategy" in mixed.json()["errors"][0]["reason"]
+
+
+def test_committed_gpu_cloud_needs_a_term(client: TestClient) -> None:
+    r = client.post("/api/v1/tco", json={"prices": {"gpu_clouds": [
+        {"provider": "x", "purchase_option": "committed", "usd_per_gpu_hour": 2}]}})
+    assert r.status_code == 422
+    assert r.json()["errors"][0]["field"] == "prices.gpu_clouds.0.term_months"

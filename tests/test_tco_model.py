@@ -230,7 +230,9 @@ def test_compare_reports_per_gpu_hour_and_goodput() -> None:
 
 
 def test_sweep_equals_direct_evaluation() -> None:
-    options: list[Option] = [Owned(SEED_OWN), ON_DEMAND, RESERVED_1Y]
+    options: list[Option] = [Owned(SEED_OWN), ON_DEMAND, RESERVED_1Y,
+                             Rental(Billing.committed, 12.0, 36, 50_000),
+                             Rental(Billing.used_hours, 20.0, hours_multiplier=1.2)]
     us = np.array([0.0, 0.3, 1.0])
     hs = np.array([6, 18, 36])
     pv = sweep_pv_usd(options, 8, 8, us, hs, 0.08)

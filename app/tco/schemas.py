@@ -40,6 +40,7 @@ class SeriesProfile(BaseModel):
     monthly_utilization: list[Fraction] = Field(min_length=1, max_length=120)
 
 
+OptionKey = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[a-z0-9_.-]+$")]
 Profile = Annotated[ConstantProfile | ScheduleProfile | SeriesProfile,
                     Field(discriminator="kind")]
 
@@ -62,8 +63,16 @@ class GpuCloudQuote(BaseModel):
     model_config = STRICT
     provider: str = Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_.-]+$")
     purchase_option: Literal["on_demand", "committed"] = "on_demand"
-    term_months: int = Field(0, ge=0, le=60, description="Committed contracts: the term")
+    term_months: int = Field(0, ge=0, le=60, validate_default=True,
+                             description="Committed contracts: the term")
     usd_per_gpu_hour: Usd
+
+    @field_validator("term_months")
+    @classmethod
+    def _committed_has_a_term(cls, v: int, info: ValidationInfo) -> int:
+        if info.data.get("purchase_option") == "committed" and v < 1:
+            raise ValueError("a committed contract needs term_months ≥ 1")
+        return v
 
 
 class PriceOverrides(BaseModel):
@@ -146,6 +155,10 @@ class TcoRequest(BaseModel):
     as_of: date | None = Field(None, description="Price date; default today (UTC)")
     prices: PriceOverrides = Field(default_factory=PriceOverrides)
     assumptions: Assumptions = Field(default_factory=Assumptions)
+    break_even_pairs: list[tuple[OptionKey, OptionKey]] | None = Field(
+        None, max_length=50, description="Option key pairs to solve break-even for (mixed "
+        "strategies excluded); default: each bought option against each rented one, and each "
+        "commitment against on-demand")
 
     @field_validator("profile")
     @classmethod

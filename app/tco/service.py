@@ -372,6 +372,19 @@ def _pairs(options: dict[str, Option | Mixed]) -> list[tuple[str, str]]:
     return pairs
 
 
+def _requested_pairs(req: TcoRequest, built: _Built,
+                     plain: dict[str, Option]) -> list[tuple[str, str]]:
+    if req.break_even_pairs is None:
+        return _pairs(built.options)
+    for i, pair in enumerate(req.break_even_pairs):
+        for key in pair:
+            if key not in plain:
+                why = "a mixed strategy (not affine in utilization)" if key in built.options \
+                    else "not among the options priced: " + ", ".join(plain)
+                raise InvalidInput(f"break_even_pairs.{i}", f"{key!r} is {why}")
+    return [(a, b) for a, b in req.break_even_pairs]
+
+
 def compute_tco(session: Session, req: TcoRequest) -> TcoResponse:
     as_of = req.as_of or datetime.now(UTC).date()
     a = req.assumptions
@@ -390,7 +403,7 @@ def compute_tco(session: Session, req: TcoRequest) -> TcoResponse:
     outcomes = {o.key: o for o in compare(scenario, built.options)}
     plain: dict[str, Option] = {k: o for k, o in built.options.items()
                                 if not isinstance(o, Mixed)}
-    answers = pair_answers(scenario, plain, outcomes, _pairs(built.options))
+    answers = pair_answers(scenario, plain, outcomes, _requested_pairs(req, built, plain))
     results = [_option_result(req, built, o.key, o) for o in outcomes.values()]
     sensitivity, mc = _sensitivity(req, scenario, plain, outcomes, prices.ranges)
     own = next((o for o in plain.values() if isinstance(o, Owned)), None)

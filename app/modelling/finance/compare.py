@@ -56,10 +56,13 @@ class OptionOutcome:
     baseline_nodes: int | None = None  # mixed strategies: the cost-minimising baseline
 
 
-def _stacked(rentals: Sequence[Rental]) -> Rental:
-    """Rentals of one billing rule as one batched Rental (fields shaped (P, 1))."""
+def _stacked(rentals: Sequence[Rental], extra_axes: int = 0) -> Rental:
+    """Rentals of one billing rule as one batched Rental (fields shaped (P, 1), plus
+    `extra_axes` more axes of length 1)."""
+    shape = (len(rentals), 1, *([1] * extra_axes))
+
     def column(name: str) -> Any:
-        return np.array([getattr(r, name) for r in rentals], dtype=np.float64)[:, None]
+        return np.array([getattr(r, name) for r in rentals], dtype=np.float64).reshape(shape)
 
     return Rental(rentals[0].billing, column("usd_per_node_hour"), column("term_months"),
                   column("upfront_usd_per_node"), column("hours_multiplier"),
@@ -125,7 +128,7 @@ def break_even_utilization(a1: FloatArray, b1: FloatArray, a2: FloatArray,
     gap = np.asarray(a2 - a1, dtype=np.float64)
     u = np.divide(gap, slope, out=np.full(np.broadcast(gap, slope).shape, np.nan),
                   where=slope != 0)
-    return np.where((u >= 0.0) & (u <= 1.0), u, np.nan)
+    return np.where((u >= 0.0) & (u <= 1.0), u + 0.0, np.nan)  # + 0.0: no "−0.0"
 
 
 @dataclass(frozen=True)
@@ -157,14 +160,26 @@ def sweep_pv_usd(options: Sequence[Option], nodes: int, gpus_per_node: int,
                  annual_rate: float) -> FloatArray:
     """PV of every option × utilization × horizon, shape (O, U, H).
 
-    The per-option coefficients (two evaluations per option over all horizons) feed one
-    broadcast evaluation of all O·U·H scenarios."""
+    Coefficients come from two evaluations per owned option and per billing rule (rentals
+    are batched), each over all horizons at once; then one broadcast evaluates all O·U·H
+    scenarios. Exact, because PV is affine in a constant utilization (tested)."""
     months = int(np.max(horizons))
-    coef = [affine_coefficients(o, nodes, gpus_per_node, horizons, annual_rate, months)
-            for o in options]
-    a = np.stack([c[0] for c in coef])[:, None, :]
-    b = np.stack([c[1] for c in coef])[:, None, :]
-    return np.asarray(a + b * np.asarray(utilizations)[None, :, None])
+    a = np.empty((len(options), len(horizons)))
+    b = np.empty_like(a)
+    groups: dict[Billing, list[int]] = {}
+    for i, option in enumerate(options):
+        if isinstance(option, Rental):
+            groups.setdefault(option.billing, []).append(i)
+        else:
+            a[i], b[i] = affine_coefficients(option, nodes, gpus_per_node, horizons,
+                                             annual_rate, months)
+    for rows in groups.values():
+        rentals = [o for o in (options[i] for i in rows) if isinstance(o, Rental)]
+        # Fields (P, 1, 1) against horizons (H,) give flows (P, H, M).
+        batch = _stacked(rentals, extra_axes=1)
+        a[rows], b[rows] = affine_coefficients(batch, nodes, gpus_per_node, horizons,
+                                               annual_rate, months)
+    return np.asarray(a[:, None, :] + b[:, None, :] * np.asarray(utilizations)[None, :, None])
 
 
 def gpu_hours_used(nodes: int, gpus_per_node: int, utilizations: FloatArray,
