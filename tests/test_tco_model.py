@@ -221,6 +221,22 @@ def test_mixed_baseline_covers_the_steady_load_and_rents_the_burst() -> None:
     assert direct.sum() == pytest.approx(expected)
 
 
+def test_mixed_by_hand_with_schedule_peak_and_extras() -> None:
+    # 4 nodes on 8 h × 5 d (busy 40/168): baseline 1 node on a used-hours GPU cloud at $16,
+    # the other 3 on demand at $40; $1,000 of extras a month, paid once.
+    profile = profiles.schedule(8, 5, 2)
+    mixed = Mixed(Rental(Billing.used_hours, 16.0, extras_usd_per_month=500.0),
+                  Rental(Billing.used_hours, 40.0, extras_usd_per_month=1_000.0))
+    flows = mixed_flows(mixed, 4, 8, profile, 2, 1)
+    hours = 730 * 40 / 168  # 173.81 busy hours a month
+    assert flows[0] == pytest.approx(1 * 16 * hours + 3 * 40 * hours + 1_000)
+    # Everything owned on a baseline with no peak: extras only while cloud capacity is used.
+    owned = Mixed(Owned(SEED_OWN), Rental(Billing.used_hours, 40.0, extras_usd_per_month=1e3))
+    all_owned = mixed_flows(owned, 8, 8, profile, 2, 8)
+    alone = owned_flows(Owned(SEED_OWN), 8, 8, profile, 2)
+    np.testing.assert_allclose(all_owned, alone)
+
+
 def test_compare_reports_per_gpu_hour_and_goodput() -> None:
     sc = Scenario(8, 8, profiles.constant(0.5, 12), 0.0, goodput_fraction=0.8)
     (od,) = compare(sc, {"od": ON_DEMAND})

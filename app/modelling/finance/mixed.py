@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.modelling.finance.money import FloatArray, active_months, npv_usd
-from app.modelling.finance.options import Option, Rental, option_flows, rental_flows
+from app.modelling.finance.options import Billing, Option, Rental, option_flows, rental_flows
 from app.modelling.finance.profiles import UtilizationProfile
 
 
@@ -39,21 +39,31 @@ def mixed_flows(option: Mixed, nodes: int, gpus_per_node: int, profile: Utilizat
     """Flows for baseline(s) of `baseline_nodes` (scalar, or shape (K, 1) for K at once)."""
     b = np.asarray(baseline_nodes, dtype=np.float64)
     demand = profile.node_fraction * nodes
-    on_base = np.minimum(b, demand)
-    base_fraction = np.divide(on_base, b, out=np.zeros(np.broadcast(on_base, b).shape),
-                              where=b > 0)
-    peak_fraction = np.maximum(demand - b, 0.0) / nodes
+    on_base, on_peak = np.minimum(b, demand), np.maximum(demand - b, 0.0)
     baseline, rented_base = option.baseline, isinstance(option.baseline, Rental)
     if isinstance(baseline, Rental):
-        base = rental_flows(baseline, b, profile.scaled_nodes(base_fraction), horizon, False)
+        base = _rented_linear(baseline, b, on_base, profile, horizon)
     else:
+        base_fraction = np.divide(on_base, b, out=np.zeros(np.broadcast(on_base, b).shape),
+                                  where=b > 0)
         base = option_flows(baseline, b, gpus_per_node, profile.scaled_nodes(base_fraction),
                             horizon)
-    peak = rental_flows(option.peak, nodes, profile.scaled_nodes(peak_fraction), horizon, False)
+    peak = _rented_linear(option.peak, float(nodes), on_peak, profile, horizon)
     # Cloud extras (storage, egress) are paid once, in months where any cloud capacity is used.
-    in_cloud = (peak_fraction * profile.busy_fraction > 0) | (rented_base & (b > 0))
+    in_cloud = (on_peak * profile.busy_fraction > 0) | (rented_base & (b > 0))
     extras = option.peak.extras_usd_per_month * in_cloud * active_months(horizon, profile.months)
     return np.asarray(base + peak + extras)
+
+
+def _rented_linear(rental: Rental, nodes: FloatArray | float, busy_nodes: FloatArray,
+                   profile: UtilizationProfile, horizon: int) -> FloatArray:
+    """A rental's flows (without extras) for `nodes` nodes of which `busy_nodes` work, per
+    month. Rental charges are linear: committed ones in the nodes held, the others in the
+    nodes busy; so one evaluation for a single node, scaled, serves every candidate."""
+    ones = np.ones(profile.months)
+    per_node = rental_flows(rental, 1, profile.scaled_nodes(ones), horizon, False)
+    scale = nodes if rental.billing is Billing.committed else busy_nodes
+    return np.asarray(np.multiply(scale, per_node))
 
 
 def baseline_candidates(nodes: int, profile: UtilizationProfile, grid: bool) -> FloatArray:
