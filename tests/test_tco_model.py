@@ -1,5 +1,7 @@
 """Finance model against hand-worked numbers (the arithmetic is written in each test)."""
 
+from dataclasses import replace
+
 import numpy as np
 import numpy_financial as npf
 import pytest
@@ -31,6 +33,7 @@ from app.modelling.finance.options import (
     owned_flows,
     rental_flows,
     spot_hours_multiplier,
+    staff_fte,
 )
 from app.modelling.finance.sensitivity import monte_carlo, tornado
 
@@ -122,6 +125,14 @@ def test_owned_idle_power_pue_support_resale() -> None:
     resale = hardware * 0.5**2  # two years at −50%/yr: $25,000 back in the last month
     assert flows[1] == pytest.approx(idle_month + support_month)
     assert flows[-1] == pytest.approx(idle_month + support_month - resale)
+
+
+def test_staff_fte_derived_or_fixed() -> None:
+    # 200 nodes at 64 per FTE → ⌈3.125⌉ = 4 FTE; a fixed headcount of 2.5 overrides the ratio.
+    assert float(staff_fte(SEED_OWN, 200)) == 4.0
+    assert float(staff_fte(SEED_OWN, 1)) == 1.0
+    assert float(staff_fte(replace(SEED_OWN, staff_fte=2.5), 200)) == 2.5
+    assert float(staff_fte(SEED_OWN, 0)) == 0.0
 
 
 def test_colo_bills_contracted_kw_whether_used_or_not() -> None:

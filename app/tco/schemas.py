@@ -120,6 +120,9 @@ class Assumptions(BaseModel):
     spares_fraction: float = Field(0.02, ge=0.0, le=1.0)
     support_fraction_per_year: float = Field(0.08, ge=0.0, le=1.0)
     nodes_per_fte: float = Field(64.0, ge=1.0, le=10_000.0)
+    staff_fte: float | None = Field(None, gt=0.0, le=1_000.0,
+                                    description="Fixed operations headcount; default derived "
+                                    "from nodes_per_fte")
     resale_decline_per_year: Fraction = 0.30
     depreciation_months: int = Field(60, ge=1, le=240)
     discount_rate_annual: float = Field(0.08, ge=0.0, le=1.0)

@@ -194,6 +194,7 @@ def _ownership(req: TcoRequest, prices: _Prices) -> tuple[Ownership, list[str], 
         installation_fraction=a.installation_fraction, spares_fraction=a.spares_fraction,
         support_fraction_per_year=a.support_fraction_per_year,
         staff_usd_per_fte_year=staff, nodes_per_fte=a.nodes_per_fte,
+        staff_fte=a.staff_fte or 0.0,
         electricity_usd_per_kwh=kwh, pue=pue, resale_decline_per_year=a.resale_decline_per_year,
         nodes_per_rack=a.nodes_per_rack, depreciation_months=a.depreciation_months,
         network=NetworkDesign(
@@ -439,6 +440,9 @@ def _option_result(req: TcoRequest, built: _Built, key: str, o: Any) -> OptionRe
     if isinstance(option, Rental) and option.hours_multiplier > 1.0:
         notes.append(f"Spot: {option.hours_multiplier:.3f} billed hours per useful hour "
                      "(work lost since the last checkpoint plus restart, per interruption).")
+    if key.startswith("aws_savings_plan"):
+        notes.append("A compute savings plan is modelled as an hourly commitment covering the "
+                     "whole cluster at the plan rate, owed for every hour of its term.")
     if isinstance(option, Mixed):
         notes.append(f"Baseline of {o.baseline_nodes} of {req.nodes} nodes minimises the NPV.")
     return OptionResult(

@@ -57,6 +57,7 @@ class Ownership:
     support_fraction_per_year: float = 0.0  # maintenance contracts, % of hardware capex / yr
     staff_usd_per_fte_year: float = 0.0
     nodes_per_fte: float = 64.0  # FTE = max(1, ⌈nodes / nodes_per_fte⌉) once any node is owned
+    staff_fte: float = 0.0  # > 0: this many FTE whatever the node count (overrides the ratio)
     electricity_usd_per_kwh: float = 0.08
     pue: float = 1.3  # facility power / IT power (The Green Grid, White Paper #49)
     resale_decline_per_year: float = 0.30  # market value falls by this share every year
@@ -140,7 +141,8 @@ def depreciation_usd(capex_usd: float, months: int, life_months: int) -> FloatAr
 
 def staff_fte(own: Ownership, nodes: Nodes) -> FloatArray:
     n = np.asarray(nodes, dtype=np.float64)
-    return np.where(n > 0, np.maximum(1.0, np.ceil(n / own.nodes_per_fte)), 0.0)
+    derived = np.maximum(1.0, np.ceil(n / own.nodes_per_fte))
+    return np.where(n > 0, np.where(own.staff_fte > 0, own.staff_fte, derived), 0.0)
 
 
 def it_power_kw(own: Ownership, nodes: Nodes, utilization: FloatArray,
