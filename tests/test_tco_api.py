@@ -212,3 +212,20 @@ def test_committed_gpu_cloud_needs_a_term(client: TestClient) -> None:
         {"provider": "x", "purchase_option": "committed", "usd_per_gpu_hour": 2}]}})
     assert r.status_code == 422
     assert r.json()["errors"][0]["field"] == "prices.gpu_clouds.0.term_months"
+
+
+def test_sweep_grid_and_cheapest(client: TestClient) -> None:
+    r = client.post("/api/v1/tco/sweep", json={
+        "tco": {"nodes": 2, "as_of": "2026-11-30", "prices": QUOTE,
+                "assumptions": {"discount_rate_annual": 0.0}},
+        "utilizations": [0.0, 0.5, 1.0], "horizons_months": [12, 36]})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    i = body["options"].index("aws_on_demand")
+    # On-demand, no discounting: 2 nodes × $55.04 × 730 h × months × u
+    assert body["npv_usd"][i][1][0] == pytest.approx(2 * 55.04 * 730 * 12 * 0.5)
+    assert body["npv_usd"][i][0][1] == 0.0
+    assert body["cheapest"][0][0] in ("aws_on_demand", "aws_spot", "gpu_cloud_neocloud_on_demand")
+    bad = client.post("/api/v1/tco/sweep", json={"utilizations": [1.5]})
+    assert bad.status_code == 422
+    assert bad.json()["errors"][0]["field"] == "utilizations.0"

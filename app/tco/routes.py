@@ -4,8 +4,15 @@ from fastapi import APIRouter, Depends
 from sqlalchemy.orm import Session
 
 from app.db import get_session
-from app.tco.schemas import ExampleResult, ExampleSummary, TcoRequest, TcoResponse
-from app.tco.service import compute_tco, list_examples, run_example
+from app.tco.schemas import (
+    ExampleResult,
+    ExampleSummary,
+    TcoRequest,
+    TcoResponse,
+    TcoSweepRequest,
+    TcoSweepResponse,
+)
+from app.tco.service import compute_sweep, compute_tco, list_examples, run_example
 
 router = APIRouter(prefix="/api/v1", tags=["tco"])
 
@@ -15,6 +22,14 @@ def post_tco(req: TcoRequest, session: Session = Depends(get_session)) -> TcoRes
     """Every way to pay for the cluster that the prices allow: monthly flows, totals, NPV,
     break-even utilization and month, sensitivity and Monte Carlo."""
     return compute_tco(session, req)
+
+
+@router.post("/tco/sweep", response_model=TcoSweepResponse)
+def post_tco_sweep(req: TcoSweepRequest,
+                   session: Session = Depends(get_session)) -> TcoSweepResponse:
+    """PV of every option over a utilization × horizon grid, and the cheapest in each cell
+    (mixed strategies excluded: they depend on the whole profile)."""
+    return compute_sweep(session, req)
 
 
 @router.get("/tco/examples", response_model=list[ExampleSummary])

@@ -282,3 +282,26 @@ class ClaimResult(BaseModel):
 class ExampleResult(ExampleSummary):
     claims: list[ClaimResult]
     result: TcoResponse
+
+
+class TcoSweepRequest(BaseModel):
+    """One cluster and its prices (`tco`; its utilization and months are ignored) over a grid
+    of constant utilizations × horizons."""
+
+    model_config = STRICT
+    tco: TcoRequest = Field(default_factory=TcoRequest)
+    utilizations: list[Fraction] = Field(
+        default_factory=lambda: [i / 20 for i in range(21)], min_length=1, max_length=101)
+    horizons_months: list[Annotated[int, Field(ge=1, le=120)]] = Field(
+        default_factory=lambda: [6, 12, 18, 24, 36, 48, 60], min_length=1, max_length=120)
+
+
+class TcoSweepResponse(BaseModel):
+    as_of: date
+    options: list[str]
+    labels: list[str]
+    utilizations: list[float]
+    horizons_months: list[int]
+    npv_usd: list[list[list[float]]] = Field(description="[option][utilization][horizon]")
+    cheapest: list[list[str]] = Field(description="[utilization][horizon] → option key")
+    omitted: list[OmittedOption]

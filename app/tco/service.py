@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from app.errors import InvalidInput, NotFound
 from app.modelling.finance import profiles
-from app.modelling.finance.compare import Scenario, compare, pair_answers
+from app.modelling.finance.compare import Scenario, compare, pair_answers, sweep_pv_usd
 from app.modelling.finance.mixed import Mixed
 from app.modelling.finance.money import HOURS_PER_MONTH, cumulative_usd
 from app.modelling.finance.network import NetworkDesign, network_bill
@@ -51,6 +51,8 @@ from app.tco.schemas import (
     SeriesProfile,
     TcoRequest,
     TcoResponse,
+    TcoSweepRequest,
+    TcoSweepResponse,
     TornadoEntry,
 )
 
@@ -386,9 +388,8 @@ def _requested_pairs(req: TcoRequest, built: _Built,
     return [(a, b) for a, b in req.break_even_pairs]
 
 
-def compute_tco(session: Session, req: TcoRequest) -> TcoResponse:
-    as_of = req.as_of or datetime.now(UTC).date()
-    a = req.assumptions
+def _build(session: Session, req: TcoRequest, as_of: date) -> tuple[_Prices, _Built]:
+    """Every option the prices allow (mixed strategies not yet added)."""
     prices = _Prices(session, as_of, req.prices)
     built = _Built()
     _add_owned(req, prices, built)
@@ -398,6 +399,13 @@ def compute_tco(session: Session, req: TcoRequest) -> TcoResponse:
         missing = "; ".join(m for o in built.omitted for m in o.missing)
         raise InvalidInput("gpu_model", f"no option can be priced for {req.gpu_model} in "
                            f"{req.region} as of {as_of.isoformat()}: missing {missing}")
+    return prices, built
+
+
+def compute_tco(session: Session, req: TcoRequest) -> TcoResponse:
+    as_of = req.as_of or datetime.now(UTC).date()
+    a = req.assumptions
+    prices, built = _build(session, req, as_of)
     _add_mixed(built, req.months)
     scenario = Scenario(req.nodes, a.gpus_per_node, _profile(req), a.discount_rate_annual,
                         a.goodput_fraction)
@@ -526,3 +534,23 @@ def run_example(session: Session, name: str) -> ExampleResult:
                                   measure=c.measure, computed_usd=computed))
     return ExampleResult(name=example.name, title=example.title, source=example.source,
                          notes=list(example.notes), claims=claims, result=result)
+
+
+def compute_sweep(session: Session, sweep: TcoSweepRequest) -> TcoSweepResponse:
+    """PV of every non-mixed option over a utilization × horizon grid (constant utilization),
+    and the cheapest option in each cell: where the answer flips, at a glance."""
+    req = sweep.tco
+    as_of = req.as_of or datetime.now(UTC).date()
+    _, built = _build(session, req, as_of)
+    keys = [k for k, o in built.options.items() if not isinstance(o, Mixed)]
+    plain = [o for o in built.options.values() if not isinstance(o, Mixed)]
+    us = np.asarray(sweep.utilizations, dtype=np.float64)
+    hs = np.asarray(sweep.horizons_months, dtype=np.int64)
+    pv = sweep_pv_usd(plain, req.nodes, req.assumptions.gpus_per_node, us, hs,
+                      req.assumptions.discount_rate_annual)
+    cheapest = np.argmin(pv, axis=0)
+    return TcoSweepResponse(
+        as_of=as_of, options=keys, labels=[built.labels[k][0] for k in keys],
+        utilizations=sweep.utilizations, horizons_months=sweep.horizons_months,
+        npv_usd=pv.tolist(), cheapest=[[keys[i] for i in row] for row in cheapest.tolist()],
+        omitted=built.omitted)
