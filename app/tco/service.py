@@ -140,54 +140,62 @@ def _facility_region(region: str) -> str:
     return region.split("-")[0]
 
 
-def _ownership(req: TcoRequest, prices: _Prices) -> tuple[Ownership, list[str], float]:
-    """The buy inputs, the prices missing for them, and the electricity price."""
-    a, r = req.assumptions, _facility_region(req.region)
+def _with_power(prices: _Prices, usd_override: float | None, kw_override: float | None,
+                name: str, missing: list[str], **filters: Any) -> tuple[float, float | None]:
+    """(price, kW) of a powered item: request values first, else the store row (its power_w).
+    kW is None when nobody knows it."""
+    point = None
+    if usd_override is None or kw_override is None:
+        point = prices.point(**filters)
+    if usd_override is None and point is None:
+        missing.append(f"{name} ({_describe(filters)})")
+    usd = usd_override if usd_override is not None else float(point.amount) if point else 0.0
+    kw = kw_override if kw_override is not None else \
+        float(point.item.power_w) / 1000.0 if point and point.item.power_w else None
+    return usd, kw
+
+
+def _ownership(req: TcoRequest, prices: _Prices,
+               built: _Built) -> tuple[Ownership, list[str], float]:
+    """The buy inputs, the prices missing for them, and the electricity price. Optional
+    items without a price (storage, racks, front-end switches) count $0, said in a note."""
+    a, ov, r = req.assumptions, prices.overrides, _facility_region(req.region)
     missing: list[str] = []
+    unpriced: list[str] = []
     gpu = prices.amount("gpu_usd_each", missing, "buy.gpu_usd_each", kind=EQ, category="gpu",
                         gpu_model=req.gpu_model)
-    server_pt = None if prices.overrides.server_usd_per_node is not None and \
-        prices.overrides.server_busy_kw is not None else \
-        prices.point(kind=EQ, category="server", gpu_count=a.gpus_per_node)
-    server = prices.overrides.server_usd_per_node
-    if server is None:
-        server = float(server_pt.amount) if server_pt else 0.0
-        if server_pt is None:
-            missing.append(f"server_usd_per_node (equipment server, gpu_count={a.gpus_per_node})")
-    busy_kw = prices.overrides.server_busy_kw
+    server, busy_kw = _with_power(prices, ov.server_usd_per_node, ov.server_busy_kw,
+                                  "server_usd_per_node", missing, kind=EQ, category="server",
+                                  gpu_count=a.gpus_per_node)
     if busy_kw is None:
-        busy_kw = float(server_pt.item.power_w or 0) / 1000.0 if server_pt else 0.0
-        if not busy_kw:
-            missing.append("server_busy_kw (power_w of the server row)")
-    switch_cat = "ib_switch" if a.fabric == "infiniband" else "eth_switch"
-    sw_override = prices.overrides.ib_switch_usd_each if a.fabric == "infiniband" \
-        else prices.overrides.eth_switch_usd_each
-    sw_pt = None if sw_override is not None and prices.overrides.ib_switch_kw_each is not None \
-        else prices.point(kind=EQ, category=switch_cat)
-    switch_usd = sw_override if sw_override is not None else float(sw_pt.amount) if sw_pt else 0.0
-    if sw_override is None and sw_pt is None:
-        missing.append(f"{switch_cat}_usd_each (equipment {switch_cat})")
-    switch_kw = prices.overrides.ib_switch_kw_each
-    if switch_kw is None:
-        switch_kw = float(sw_pt.item.power_w or 0) / 1000.0 if sw_pt else 0.0
+        missing.append("server_busy_kw (no power_w on the server row)")
+    fabric = "ib_switch" if a.fabric == "infiniband" else "eth_switch"
+    switch_usd, switch_kw = _with_power(
+        prices, ov.ib_switch_usd_each if fabric == "ib_switch" else ov.eth_switch_usd_each,
+        ov.ib_switch_kw_each, f"{fabric}_usd_each", missing, kind=EQ, category=fabric)
     parts = {name: prices.amount(f"{name}_usd_each", [], kind=EQ, category=name)
              for name in ("nic", "cable", "transceiver")}
     itemised = all(parts.values())
     kit = 0.0 if itemised else prices.amount(
         "node_network_kit_usd_per_node", missing, kind=EQ, category="node_network_kit")
-    frontend: list[str] = []
     eth = 0.0 if a.frontend_ports_per_node == 0 else prices.amount(
-        "eth_switch_usd_each", frontend, kind=EQ, category="eth_switch")
-    rack = prices.amount("rack_usd_each", [], kind=EQ, category="rack")
-    storage = prices.amount("storage_usd", [], kind=EQ, category="storage")
+        "eth_switch_usd_each", unpriced, kind=EQ, category="eth_switch")
+    rack = prices.amount("rack_usd_each", unpriced, kind=EQ, category="rack")
+    storage = prices.amount("storage_usd", unpriced, kind=EQ, category="storage")
     idle = prices.amount("idle_power_fraction", missing, "buy.idle_power_fraction",
                          kind=PriceKind.facility, category="idle_power_fraction")
     pue = prices.amount("pue", missing, "buy.pue", kind=PriceKind.facility, category="pue")
     kwh = prices.amount("electricity_usd_per_kwh", missing, kind=PriceKind.electricity, region=r)
     staff = prices.amount("staff_usd_per_fte_year", missing, kind=PriceKind.staff, region=r)
+    if unpriced:
+        built.notes.append("Buy: no price for " + "; ".join(unpriced) + " — counted as $0.")
+    if not itemised:
+        built.notes.append("Buy: NICs, cables and transceivers are not all priced, so the "
+                           "per-node network kit price stands in for them.")
     own = Ownership(
-        gpu_usd_each=gpu, server_usd_per_node=server, busy_kw_per_node=busy_kw,
-        idle_power_fraction=idle, ib_switch_usd_each=switch_usd, ib_switch_kw_each=switch_kw,
+        gpu_usd_each=gpu, server_usd_per_node=server, busy_kw_per_node=busy_kw or 0.0,
+        idle_power_fraction=idle, ib_switch_usd_each=switch_usd,
+        ib_switch_kw_each=switch_kw or 0.0,
         eth_switch_usd_each=eth,
         nic_usd_each=parts["nic"] if itemised else 0.0,
         cable_usd_each=parts["cable"] if itemised else 0.0,
@@ -208,7 +216,7 @@ def _ownership(req: TcoRequest, prices: _Prices) -> tuple[Ownership, list[str], 
 
 
 def _add_owned(req: TcoRequest, prices: _Prices, built: _Built) -> None:
-    own, missing, kwh = _ownership(req, prices)
+    own, missing, kwh = _ownership(req, prices, built)
     if missing:
         built.omit("buy", "Buy, owned facility", missing)
     else:
