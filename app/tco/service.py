@@ -92,18 +92,42 @@ class _Prices:
             source=p.source.name, effective_from=p.effective_from.date())
         return p
 
+    def cheapest_per_node(self, gpus_per_node: int, **filters: Any) -> PricePoint | None:
+        """The cheapest row in force for whole nodes of `gpus_per_node` GPUs (rows without a
+        GPU count are taken as whole nodes): e.g. the cheapest availability zone for spot."""
+        points = [p for p in repository.prices_as_of(self.session, as_of_instant(self.as_of),
+                                                     filters)
+                  if p.item.gpu_count in (None, gpus_per_node)]
+        if not points:
+            return None
+        best = min(points, key=lambda p: p.amount)
+        self.used[best.item.item_key] = PriceUsed(
+            name=best.item.name, amount=float(best.amount), unit=best.item.unit.value,
+            source=best.source.name, effective_from=best.effective_from.date())
+        return best
+
     def amount(self, override: str, missing: list[str], range_key: str | None = None,
                **filters: Any) -> float:
-        """The override if given, else the store's price; records a miss (returns 0)."""
+        """The override if given, else the store's price; records a miss (returns 0).
+        `regions=(…)` tries several regions in order; `per_node=G` takes the cheapest row for
+        G-GPU nodes."""
         given = getattr(self.overrides, override)
         if given is not None:
             self.used[f"request/{override}"] = PriceUsed(
                 name=override, amount=float(given), unit="as named", source="request",
                 effective_from=None)
             return float(given)
-        p = self.point(**filters)
+        regions = filters.pop("regions", None) or (filters.pop("region", None),)
+        per_node = filters.pop("per_node", None)
+        p = None
+        for region in regions:  # the first region with a price wins
+            p = self.point(**filters, region=region) if per_node is None \
+                else self.cheapest_per_node(per_node, **filters, region=region)
+            if p is not None:
+                break
         if p is None:
-            missing.append(f"{override} ({_describe(filters)})")
+            where = f", region in {list(regions)}" if regions != (None,) else ""
+            missing.append(f"{override} ({_describe(filters)}{where})")
             return 0.0
         if range_key and p.low is not None and p.high is not None:
             self.ranges[range_key] = (float(p.low), float(p.high))
@@ -135,9 +159,11 @@ def _profile(req: TcoRequest) -> profiles.UtilizationProfile:
     return profiles.constant(u, req.months)
 
 
-def _facility_region(region: str) -> str:
-    """Electricity and staff rows are per country ("us"); AWS regions start with it."""
-    return region.split("-")[0]
+def _facility_regions(region: str) -> tuple[str, ...]:
+    """Where to look for electricity, staff and colocation rows: the request's region, then
+    its country ("us-east-1" → "us"), as the snapshot keys them."""
+    country = region.split("-")[0]
+    return (region, country) if country != region else (region,)
 
 
 def _with_power(prices: _Prices, usd_override: float | None, kw_override: float | None,
@@ -159,7 +185,7 @@ def _ownership(req: TcoRequest, prices: _Prices,
                built: _Built) -> tuple[Ownership, list[str], float]:
     """The buy inputs, the prices missing for them, and the electricity price. Optional
     items without a price (storage, racks, front-end switches) count $0, said in a note."""
-    a, ov, r = req.assumptions, prices.overrides, _facility_region(req.region)
+    a, ov, r = req.assumptions, prices.overrides, _facility_regions(req.region)
     missing: list[str] = []
     unpriced: list[str] = []
     gpu = prices.amount("gpu_usd_each", missing, "buy.gpu_usd_each", kind=EQ, category="gpu",
@@ -185,8 +211,9 @@ def _ownership(req: TcoRequest, prices: _Prices,
     idle = prices.amount("idle_power_fraction", missing, "buy.idle_power_fraction",
                          kind=PriceKind.facility, category="idle_power_fraction")
     pue = prices.amount("pue", missing, "buy.pue", kind=PriceKind.facility, category="pue")
-    kwh = prices.amount("electricity_usd_per_kwh", missing, kind=PriceKind.electricity, region=r)
-    staff = prices.amount("staff_usd_per_fte_year", missing, kind=PriceKind.staff, region=r)
+    kwh = prices.amount("electricity_usd_per_kwh", missing, kind=PriceKind.electricity,
+                        regions=r)
+    staff = prices.amount("staff_usd_per_fte_year", missing, kind=PriceKind.staff, regions=r)
     if unpriced:
         built.notes.append("Buy: no price for " + "; ".join(unpriced) + " — counted as $0.")
     if not itemised:
@@ -224,7 +251,7 @@ def _add_owned(req: TcoRequest, prices: _Prices, built: _Built) -> None:
     colo_missing = list(missing)
     a = req.assumptions
     colo = prices.amount("colo_usd_per_kw_month", colo_missing, kind=PriceKind.colocation,
-                         region=_facility_region(req.region))
+                         regions=_facility_regions(req.region))
     if colo_missing:
         built.omit("colo", "Buy, colocated", colo_missing)
         return
@@ -252,7 +279,7 @@ def _add_aws(req: TcoRequest, prices: _Prices, built: _Built) -> None:
     def hourly(key: str, label: str, override: str, billing: Billing, filters: dict[str, Any],
                multiplier: float = 1.0) -> None:
         missing: list[str] = []
-        rate = prices.amount(override, missing, **filters)
+        rate = prices.amount(override, missing, per_node=a.gpus_per_node, **filters)
         if missing:
             built.omit(key, label, missing)
         elif not np.isfinite(multiplier):
@@ -282,7 +309,7 @@ def _add_aws(req: TcoRequest, prices: _Prices, built: _Built) -> None:
             for pay in PAYMENTS:
                 f = {**aws, "purchase_option": PurchaseOption.reserved, "term_months": term,
                      "payment_option": pay}
-                p = prices.point(**f)
+                p = prices.cheapest_per_node(a.gpus_per_node, **f)
                 key = f"aws_reserved_{_years(term)}_{pay}"
                 if p is None:
                     built.omit(key, f"AWS reserved {_years(term)} {pay.replace('_', ' ')}",
@@ -302,7 +329,7 @@ def _add_aws(req: TcoRequest, prices: _Prices, built: _Built) -> None:
         for term in (12, 36):
             f = {**aws, "purchase_option": PurchaseOption.compute_savings_plan,
                  "term_months": term}
-            p = prices.point(**f)
+            p = prices.cheapest_per_node(a.gpus_per_node, **f)
             if p is None:
                 built.omit(f"aws_savings_plan_{_years(term)}",
                            f"AWS compute savings plan {_years(term)}",
