@@ -32,7 +32,7 @@ from app.modelling.finance.options import (
 )
 from app.modelling.finance.sensitivity import monte_carlo, tornado
 from app.pricing import repository
-from app.pricing.models import PriceKind, PricePoint, PurchaseOption
+from app.pricing.models import PriceKind, PricePoint, PriceUnit, PurchaseOption
 from app.pricing.service import as_of_instant, require_price
 from app.tco.defaults import RANGES
 from app.tco.examples import EXAMPLES
@@ -356,8 +356,10 @@ def _add_gpu_clouds(req: TcoRequest, prices: _Prices, built: _Built) -> None:
                 name=p.item.name, amount=float(p.amount), unit=p.item.unit.value,
                 source=p.source.name, effective_from=p.effective_from.date())
             bought = p.item.purchase_option or PurchaseOption.on_demand
+            per_gpu = float(p.amount) if p.item.unit is PriceUnit.usd_per_gpu_hour \
+                else float(p.amount) / (p.item.gpu_count or gpn)  # an instance-hour rate
             quotes.append((p.item.provider or "gpu_cloud", str(bought.value),
-                           p.item.term_months or 0, float(p.amount)))
+                           p.item.term_months or 0, per_gpu))
         if not quotes:
             built.omit("gpu_cloud", "Other GPU clouds",
                        [f"gpu_cloud (gpu_model={req.gpu_model})"])
