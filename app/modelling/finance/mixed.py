@@ -69,10 +69,13 @@ def _rented_linear(rental: Rental, nodes: FloatArray | float, busy_nodes: FloatA
 def baseline_candidates(nodes: int, profile: UtilizationProfile, grid: bool) -> FloatArray:
     """Every month's demand rounded down and up, 0 and N; plus a 33-point grid if `grid`."""
     demand = profile.node_fraction * nodes
-    parts = [np.floor(demand), np.ceil(demand), np.array([0.0, float(nodes)])]
+    seen = np.zeros(nodes + 1, dtype=bool)  # node counts are whole: a mask de-duplicates fast
+    seen[[0, nodes]] = True
+    seen[np.floor(demand).astype(np.int64)] = True
+    seen[np.ceil(demand).astype(np.int64)] = True
     if grid:
-        parts.append(np.round(np.arange(33) * (nodes / 32.0)))
-    return np.unique(np.concatenate(parts))
+        seen[np.round(np.arange(33) * (nodes / 32.0)).astype(np.int64)] = True
+    return np.flatnonzero(seen).astype(np.float64)
 
 
 def optimal_baseline(option: Mixed, nodes: int, gpus_per_node: int,

@@ -27,9 +27,13 @@ def monthly_rate(annual_rate: float) -> float:
     return float((1.0 + annual_rate) ** (1.0 / 12.0) - 1.0)
 
 
+@lru_cache(maxsize=256)
 def discount_factors(months: int, annual_rate: float) -> FloatArray:
-    """(1 + r_m)^−m for m = 0 … months−1 (flows at the start of each month)."""
-    return np.power(1.0 + monthly_rate(annual_rate), -np.arange(months, dtype=np.float64))
+    """(1 + r_m)^−m for m = 0 … months−1 (flows at the start of each month). Cached and
+    read-only."""
+    factors = np.power(1.0 + monthly_rate(annual_rate), -np.arange(months, dtype=np.float64))
+    factors.setflags(write=False)
+    return factors
 
 
 def npv_usd(monthly_usd: FloatArray, annual_rate: float) -> FloatArray:
