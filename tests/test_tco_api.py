@@ -100,12 +100,20 @@ def test_schedule_and_series_profiles(client: TestClient) -> None:
 
 
 def test_defaults_come_from_the_store_and_missing_prices_are_named(client: TestClient) -> None:
-    r = client.post("/api/v1/tco", json={"nodes": 8, "as_of": "2026-11-30"})
+    # A region no snapshot row covers: only the region-less equipment rows are found, and
+    # every option needing a regional price is omitted, naming it. On-demand is posted.
+    r = client.post("/api/v1/tco", json={"nodes": 8, "as_of": "2026-11-30",
+                                         "region": "xx-test-1",
+                                         "prices": {"aws_on_demand_usd_per_node_hour": 50}})
+    assert r.status_code == 200, r.text
     body = r.json()
-    omitted = {o["key"]: o["missing"] for o in body["omitted"]}
-    assert any("colo_usd_per_kw_month" in m for m in omitted["colo"])
-    assert any("aws_spot" in m for m in omitted["aws_spot"])
-    assert {p["name"] for p in body["prices_used"]} >= {"NVIDIA H100 SXM GPU"}
+    omitted = {o["key"]: " ".join(o["missing"]) for o in body["omitted"]}
+    assert "electricity_usd_per_kwh" in omitted["buy"]
+    assert "region in ['xx-test-1', 'xx']" in omitted["buy"]
+    assert "colo_usd_per_kw_month" in omitted["colo"]
+    assert "aws_spot_usd_per_node_hour" in omitted["aws_spot"]
+    assert [o["key"] for o in body["options"]] == ["aws_on_demand"]
+    assert any(p["source"] != "request" for p in body["prices_used"])  # the GPU row, say
 
 
 @pytest.mark.parametrize(("body", "field"), [
@@ -142,10 +150,10 @@ def test_store_rows_added_by_a_fixture_become_options(session: Session) -> None:
     rows = [
         ("spot/aws/us-east-1/H100", {"kind": PriceKind.spot, "provider": "aws",
                                      "region": "us-east-1", "gpu_model": "H100",
-                                     "unit": PriceUnit.usd_per_hour}, "25"),
+                                     "unit": PriceUnit.usd_per_hour}, "0.5"),
         ("colocation/us", {"kind": PriceKind.colocation, "region": "us",
                                "unit": PriceUnit.usd_per_kw_month}, "184.06"),
-        ("gpu_cloud/lambda/H100", {"kind": PriceKind.gpu_cloud, "provider": "lambda",
+        ("gpu_cloud/testcloud/H100", {"kind": PriceKind.gpu_cloud, "provider": "testcloud",
                                        "gpu_model": "H100", "unit": PriceUnit.usd_per_gpu_hour,
                                        "purchase_option": PurchaseOption.on_demand}, "2.99"),
     ]
@@ -154,8 +162,9 @@ def test_store_rows_added_by_a_fixture_become_options(session: Session) -> None:
         repository.record_price(session, item, src, repository.NewPrice(Decimal(amount), at, at))
     result = compute_tco(session, TcoRequest(nodes=2, months=12, as_of=date(2026, 11, 30)))
     totals = {o.key: o.total_usd for o in result.options}
-    assert totals["gpu_cloud_lambda_on_demand"] == pytest.approx(2 * 8 * 2.99 * 8_760)
-    assert totals["aws_spot"] == pytest.approx(2 * 25 * 8_760 * 1.2)
+    assert totals["gpu_cloud_testcloud_on_demand"] == pytest.approx(2 * 8 * 2.99 * 8_760)
+    # The cheapest spot row in force wins: 2 nodes × $0.50 × 8,760 h × 1.2 (re-work)
+    assert totals["aws_spot"] == pytest.approx(2 * 0.5 * 8_760 * 1.2)
     assert "colo" in totals
 
 

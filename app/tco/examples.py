@@ -156,8 +156,13 @@ _add(Example(
     request=TcoRequest(nodes=32, gpu_model="H100", months=12, as_of=AS_OF,
                        # 41 h a week, booked as two whole days (a 48-hour window)
                        profile=ScheduleProfile(hours_per_day=20.5, days_per_week=2),
+                       # The AWS rates the notes work with, pinned so the notes stay true.
                        prices=PriceOverrides(
-                           colo_usd_per_kw_month=CBRE_COLO_USD_PER_KW_MONTH_H2_2024)),
+                           colo_usd_per_kw_month=CBRE_COLO_USD_PER_KW_MONTH_H2_2024,
+                           aws_on_demand_usd_per_node_hour=55.04,
+                           aws_reserved=[ReservedQuote(term_months=12,
+                                                       payment_option="partial_upfront",
+                                                       usd_per_node_hour=19.50)])),
     claims=(
         Claim("Spend reported ($487K/month) vs on-demand", 487_000, "aws_on_demand",
               "monthly_average"),
