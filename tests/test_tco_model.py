@@ -297,6 +297,10 @@ def test_tornado_swings_by_hand() -> None:
     _, ranged = tornado(Owned(own), rent, sc, {"buy.gpu_usd_each": (9_000.0, 30_000.0)})
     gpu = next(r for r in ranged if r.name == "buy.gpu_usd_each")
     assert gpu.difference_at_high_usd == pytest.approx(12_400 + 8 * 20_000)
+    # ... but only when it brackets the value used; else ±20% again.
+    _, outside = tornado(Owned(own), rent, sc, {"buy.gpu_usd_each": (20_000.0, 30_000.0)})
+    gpu = next(r for r in outside if r.name == "buy.gpu_usd_each")
+    assert (gpu.low_value, gpu.high_value) == pytest.approx((8_000, 12_000))
 
 
 def test_monte_carlo_is_seeded_and_ordered() -> None:

@@ -53,7 +53,10 @@ def batched(option: Option, values: Mapping[str, FloatArray]) -> Option:
 
 
 def _bounds(name: str, value: float, ranges: Ranges, swing: float) -> tuple[float, float]:
-    low, high = ranges.get(name, (value * (1.0 - swing), value * (1.0 + swing)))
+    """The sourced range when it brackets the value used, else ±swing around it."""
+    low, high = ranges.get(name, (value, value))
+    if not low <= value <= high or low == high:
+        low, high = value * (1.0 - swing), value * (1.0 + swing)
     low, high = max(low, FLOORS.get(name, -np.inf)), min(high, CEILINGS.get(name, np.inf))
     return float(low), float(high)
 
