@@ -59,14 +59,12 @@ class OptionOutcome:
 def _stacked(rentals: Sequence[Rental], extra_axes: int = 0) -> Rental:
     """Rentals of one billing rule as one batched Rental (fields shaped (P, 1), plus
     `extra_axes` more axes of length 1)."""
-    shape = (len(rentals), 1, *([1] * extra_axes))
-
-    def column(name: str) -> Any:
-        return np.array([getattr(r, name) for r in rentals], dtype=np.float64).reshape(shape)
-
-    return Rental(rentals[0].billing, column("usd_per_node_hour"), column("term_months"),
-                  column("upfront_usd_per_node"), column("hours_multiplier"),
-                  column("managed_overhead_fraction"), column("extras_usd_per_month"))
+    table = np.array([(r.usd_per_node_hour, r.term_months, r.upfront_usd_per_node,
+                       r.hours_multiplier, r.managed_overhead_fraction, r.extras_usd_per_month)
+                      for r in rentals], dtype=np.float64)
+    columns: list[Any] = [table[:, i].reshape(len(rentals), 1, *([1] * extra_axes))
+                          for i in range(6)]
+    return Rental(rentals[0].billing, *columns)
 
 
 def _all_flows(scenario: Scenario, options: Mapping[str, Option | Mixed]

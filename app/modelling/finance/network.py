@@ -63,7 +63,21 @@ def network_bill(nodes: int | FloatArray, design: NetworkDesign = NetworkDesign(
     """Switch, NIC, cable and transceiver counts for `nodes` nodes (vectorized over nodes)."""
     if isinstance(nodes, int):
         return _network_bill_cached(nodes, design)
-    return _network_bill(np.asarray(nodes, dtype=np.float64), design)
+    n = np.asarray(nodes, dtype=np.float64)
+    if n.size > 8 and n.max() <= 4096:  # many counts: look them up in a table of 0 … max
+        table = _network_table(int(n.max()), design)
+        whole = np.rint(n).astype(np.int64)  # node counts are whole numbers
+        return NetworkBill(*(np.asarray(getattr(table, f)[whole]) for f in _FIELDS))
+    return _network_bill(n, design)
+
+
+_FIELDS = ("leaf_switches", "spine_switches", "nics", "node_links", "fabric_links",
+           "transceivers", "eth_switches", "eth_cables")
+
+
+@lru_cache(maxsize=64)
+def _network_table(max_nodes: int, design: NetworkDesign) -> NetworkBill:
+    return _network_bill(np.arange(max_nodes + 1, dtype=np.float64), design)
 
 
 @lru_cache(maxsize=1024)

@@ -145,39 +145,35 @@ def staff_fte(own: Ownership, nodes: Nodes) -> FloatArray:
     return np.where(n > 0, np.where(own.staff_fte > 0, own.staff_fte, derived), 0.0)
 
 
-def it_power_kw(own: Ownership, nodes: Nodes, utilization: FloatArray,
-                bill: NetworkBill | None = None) -> tuple[FloatArray, FloatArray]:
-    """(peak, average) IT power in kW. A node draws idle power when not training:
-    nodes × (idle + u × (busy − idle)) + switches × switch power."""
-    bill = bill or network_bill(nodes, own.network)
-    n = np.asarray(nodes, dtype=np.float64)
-    switches_kw = bill.ib_switches * own.ib_switch_kw_each
-    idle_kw = own.busy_kw_per_node * own.idle_power_fraction
-    peak = n * own.busy_kw_per_node + switches_kw
-    average = n * (idle_kw + utilization * (own.busy_kw_per_node - idle_kw)) + switches_kw
-    return np.asarray(peak), np.asarray(average)
-
-
 def owned_flows(option: Owned, nodes: Nodes, gpus_per_node: int,
                 profile: UtilizationProfile, horizon: Horizon) -> FloatArray:
-    """Capex in month 0; facility, energy, staff and support every month; resale at the end."""
+    """Capex in month 0; facility, energy, staff and support every month; resale at the end.
+
+    Monthly running cost = fixed + per_utilization × u[m]: energy follows
+    nodes × (idle + u × (busy − idle)) kW; colocation bills the contracted kW regardless."""
     own, fac = option.ownership, option.facility
     months = profile.months
     bill = network_bill(nodes, own.network)
     n = np.asarray(nodes, dtype=np.float64)
     lines = capex_lines(own, n, gpus_per_node, bill)
     capex = sum(lines.values())
-    peak_kw, avg_kw = it_power_kw(own, n, profile.utilization, bill)
-    energy_kwh = avg_kw * HOURS_PER_MONTH
+    switches_kw = bill.ib_switches * own.ib_switch_kw_each
+    idle_kw = own.busy_kw_per_node * own.idle_power_fraction
+    peak_kw = n * own.busy_kw_per_node + switches_kw
+    base_kw = n * idle_kw + switches_kw  # drawn at zero utilization
+    swing_kw = n * (own.busy_kw_per_node - idle_kw)  # added at full utilization
     if fac.colocated:
-        facility = (fac.colo_usd_per_kw_month * peak_kw * (1.0 + fac.contracted_headroom)
-                    + fac.colo_metered_usd_per_kwh * own.pue * energy_kwh)
+        usd_per_kwh = fac.colo_metered_usd_per_kwh * own.pue
+        fixed = fac.colo_usd_per_kw_month * peak_kw * (1.0 + fac.contracted_headroom)
     else:
-        facility = (own.electricity_usd_per_kwh * own.pue * energy_kwh
-                    + fac.space_usd_per_kw_month * peak_kw)
+        usd_per_kwh = own.electricity_usd_per_kwh * own.pue
+        fixed = fac.space_usd_per_kw_month * peak_kw
     hardware = capex - lines["installation"] - lines["spares"]
-    running = (facility + staff_fte(own, n) * own.staff_usd_per_fte_year / 12.0
-               + own.support_fraction_per_year * hardware / 12.0)
+    fixed = (fixed + usd_per_kwh * HOURS_PER_MONTH * base_kw
+             + staff_fte(own, n) * own.staff_usd_per_fte_year / 12.0
+             + own.support_fraction_per_year * hardware / 12.0)
+    per_u = usd_per_kwh * HOURS_PER_MONTH * swing_kw
+    running = fixed + per_u * profile.utilization
     first = (np.arange(months) == 0).astype(np.float64)
     flows = (capex * first + running * active_months(horizon, months)
              - resale_usd(own, lines, horizon) * last_month(horizon, months))
