@@ -25,10 +25,10 @@ def test_cumulative_figure_has_units_and_one_trace_per_option(client: TestClient
     raw = re.search(r'data-figure="([^"]+)"', r.text)
     assert raw is not None
     fig = json.loads(html.unescape(raw.group(1)))
-    assert [t["name"] for t in fig["data"]] == ["Buy (owned facility)", "AWS on-demand",
-                                                "AWS reserved 1y"]
+    api = client.post("/api/v1/tco", json={"nodes": 8, "months": 24, "as_of": "2026-11-30"})
+    assert [t["name"] for t in fig["data"]] == [o["label"] for o in api.json()["options"]]
     assert fig["layout"]["yaxis"]["title"]["text"] == "Cumulative cost (USD)"
     assert fig["layout"]["xaxis"]["title"]["text"] == "Month"
-    reserved = fig["data"][2]["y"]
+    (reserved,) = [t["y"] for t in fig["data"] if t["name"] == "AWS reserved 1y partial upfront"]
     assert len(reserved) == 24
     assert reserved[-1] == pytest.approx(8 * 19.50 * 17_520)  # cumulative ends at the total

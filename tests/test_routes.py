@@ -16,7 +16,11 @@ def test_home_page_renders_with_default_answer(client: TestClient) -> None:
     r = client.get("/")
     assert r.status_code == 200
     assert "Rent or buy?" in r.text
-    assert len(_totals(r.text)) == 3
+    # Every option the snapshot prices gets a card (buy, AWS on-demand, reserved, capacity
+    # blocks and mixed strategies at least); the rest are listed as not priced.
+    assert len(_totals(r.text)) >= 5
+    for key in ("buy", "aws_on_demand", "aws_reserved_1y_partial_upfront"):
+        assert f'data-option="{key}"' in r.text
     assert "/static/vendor/htmx.min.js" in r.text
     assert "cdn" not in r.text.lower()
 
@@ -49,7 +53,8 @@ def test_api_tco_matches_hand_computation(client: TestClient) -> None:
     assert r.status_code == 200
     body = r.json()
     totals = {o["key"]: o["total_usd"] for o in body["options"]}
-    assert totals["aws_reserved"] == pytest.approx(8 * 19.50 * 17_520)  # $2,733,120
+    reserved = totals["aws_reserved_1y_partial_upfront"]
+    assert reserved == pytest.approx(8 * 19.50 * 17_520)  # $2,733,120
     assert totals["aws_on_demand"] == pytest.approx(8 * 55.04 * 17_520)  # $7,714,406.40
     assert body["gpu_hours_used"] == pytest.approx(64 * 17_520)
     for opt in body["options"]:
@@ -58,10 +63,22 @@ def test_api_tco_matches_hand_computation(client: TestClient) -> None:
 
 
 def test_api_prices_pinned_before_the_june_2025_cut(client: TestClient) -> None:
-    # p5 on-demand was $98.32/h before 2025-06-01; reserved rates are not recorded that early.
-    r = client.post("/api/v1/tco", json={"nodes": 1, "as_of": "2025-01-01"})
+    # p5 on-demand was $98.32/h before 2025-06-01. Whatever else is priced that early, every
+    # price used must be one in force on the date asked for.
+    r = client.post("/api/v1/tco", json={"nodes": 1, "months": 1, "as_of": "2025-01-01"})
+    assert r.status_code == 200
+    body = r.json()
+    totals = {o["key"]: o["total_usd"] for o in body["options"]}
+    assert totals["aws_on_demand"] == pytest.approx(98.32 * 730)  # 1 node × 730 h
+    assert all(p["effective_from"] <= "2025-01-01" for p in body["prices_used"])
+    assert body["omitted"]  # the seed's July-2026 figures are not in force yet
+
+
+def test_api_no_price_at_all_is_422_naming_gpu_model(client: TestClient) -> None:
+    r = client.post("/api/v1/tco", json={"nodes": 1, "as_of": "2020-01-01"})
     assert r.status_code == 422
     assert r.headers["content-type"].startswith("application/problem+json")
+    assert r.json()["errors"][0]["field"] == "gpu_model"
 
 
 @pytest.mark.parametrize(("body", "field"), [

@@ -16,8 +16,8 @@ from sqlalchemy.orm import Session
 
 from app.errors import AppError, InvalidInput
 from app.hardware.catalog import fabric, gpu
-from app.modelling.finance.network import two_tier_fabric
-from app.modelling.finance.tco import HOURS_PER_MONTH, HOURS_PER_YEAR
+from app.modelling.finance.money import HOURS_PER_MONTH, HOURS_PER_YEAR
+from app.modelling.finance.network import NetworkDesign, network_bill
 from app.modelling.planner import (
     ClusterArrays,
     ClusterSpec,
@@ -60,7 +60,11 @@ from app.planner.schemas import (
 )
 from app.pricing.models import PriceKind, PricePoint, PurchaseOption
 from app.pricing.service import require_price
-from app.tco.service import GPUS_PER_NODE, NICS_PER_NODE, SWITCH_RADIX
+from app.tco.schemas import Assumptions
+
+# The same hardware defaults as the TCO engine (app/tco/defaults.py gives their sources).
+GPUS_PER_NODE = Assumptions().gpus_per_node
+NICS_PER_NODE = Assumptions().nics_per_node
 
 SECONDS_PER_HOUR = 3600.0
 
@@ -309,8 +313,9 @@ def build_clusters(prices: _Prices, req: PlanRequest, payments: list[PaymentTerm
                 for over in req.oversubscription:
                     capex = float("nan")
                     if name in switch_usd and kit is not None:
-                        bill = two_tier_fabric(nodes * NICS_PER_NODE, SWITCH_RADIX, over)
-                        capex = bill.switches * switch_usd[name] + nodes * float(kit.amount)
+                        bill = network_bill(nodes, NetworkDesign(oversubscription=over))
+                        capex = (float(bill.ib_switches) * switch_usd[name]
+                                 + nodes * float(kit.amount))
                     maint = req.maintenance_fraction_per_year * capex / HOURS_PER_YEAR
                     specs.append(ClusterSpec(
                         key, g, nodes, GPUS_PER_NODE, up, f, NICS_PER_NODE,

@@ -7,7 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.errors import InvalidInput
-from app.modelling.finance.tco import HOURS_PER_MONTH
+from app.modelling.finance.money import HOURS_PER_MONTH
 from app.pricing import repository
 from app.pricing.models import PriceItem, PricePoint, PriceUnit
 from app.pricing.schemas import PriceHistory, PricePage, PricePointOut, PriceQuery, PriceRow
@@ -38,7 +38,7 @@ def effective_hourly(amount: float, upfront_usd: float | None,
     """Hourly rate with an upfront fee spread evenly over the term's hours:
     hourly + upfront / (term_months × 730). AWS calls this the "effective hourly rate" of a
     reservation (EC2 Reserved Instances pricing page); 730 h = 8,760 h / 12 as in the finance
-    model (`app.modelling.finance.tco.HOURS_PER_MONTH`)."""
+    model (`app.modelling.finance.money.HOURS_PER_MONTH`)."""
     if not upfront_usd or not term_months:
         return amount
     return amount + upfront_usd / (term_months * HOURS_PER_MONTH)

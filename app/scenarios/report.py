@@ -123,7 +123,7 @@ def input_rows(result: TcoResponse, meta: ReportMeta) -> list[tuple[str, object]
 PRICE_HEADER = ("Item", "Price", "Unit", "Source", "Effective from")
 
 
-def price_rows(result: TcoResponse) -> list[tuple[str, float, str, str, date]]:
+def price_rows(result: TcoResponse) -> list[tuple[str, float, str, str, date | None]]:
     return [(p.name, p.amount, p.unit, p.source, p.effective_from) for p in result.prices_used]
 
 

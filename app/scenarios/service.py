@@ -100,9 +100,15 @@ def fork(session: Session, share_id: str, change: ScenarioFork,
                 forked_from=original)
 
 
+# The inputs the workspace form holds; nested API-only inputs (price overrides, assumptions,
+# profiles) do not fit a URL and stay with the saved scenario (fork it through the API).
+WORKSPACE_FIELDS = ("nodes", "gpu_model", "months", "utilization", "region", "as_of")
+
+
 def workspace_query(req: TcoRequest) -> str:
     """The workspace URL query holding these inputs (what "Fork" and the live exports use)."""
-    return urlencode({k: v for k, v in req.model_dump(mode="json").items() if v is not None})
+    values = req.model_dump(mode="json", include=set(WORKSPACE_FIELDS))
+    return urlencode({k: values[k] for k in WORKSPACE_FIELDS if values[k] is not None})
 
 
 def links(share_id: str) -> ScenarioLinks:

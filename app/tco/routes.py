@@ -1,16 +1,44 @@
-"""JSON API for the TCO comparison."""
+"""JSON API for the TCO comparison and the seed examples."""
 
 from fastapi import APIRouter, Depends
 from sqlalchemy.orm import Session
 
 from app.db import get_session
-from app.tco.schemas import TcoRequest, TcoResponse
-from app.tco.service import compute_tco
+from app.tco.schemas import (
+    ExampleResult,
+    ExampleSummary,
+    TcoRequest,
+    TcoResponse,
+    TcoSweepRequest,
+    TcoSweepResponse,
+)
+from app.tco.service import compute_sweep, compute_tco, list_examples, run_example
 
 router = APIRouter(prefix="/api/v1", tags=["tco"])
 
 
 @router.post("/tco", response_model=TcoResponse)
 def post_tco(req: TcoRequest, session: Session = Depends(get_session)) -> TcoResponse:
-    """Compare buying, AWS on-demand and AWS 1-year reserved for one cluster."""
+    """Every way to pay for the cluster that the prices allow: monthly flows, totals, NPV,
+    break-even utilization and month, sensitivity and Monte Carlo."""
     return compute_tco(session, req)
+
+
+@router.post("/tco/sweep", response_model=TcoSweepResponse)
+def post_tco_sweep(req: TcoSweepRequest,
+                   session: Session = Depends(get_session)) -> TcoSweepResponse:
+    """PV of every option over a utilization × horizon grid, and the cheapest in each cell
+    (mixed strategies excluded: they depend on the whole profile)."""
+    return compute_sweep(session, req)
+
+
+@router.get("/tco/examples", response_model=list[ExampleSummary])
+def get_examples() -> list[ExampleSummary]:
+    """The worked examples from the seed articles."""
+    return list_examples()
+
+
+@router.get("/tco/examples/{name}", response_model=ExampleResult)
+def get_example(name: str, session: Session = Depends(get_session)) -> ExampleResult:
+    """One example computed from its inputs, each article claim beside what follows."""
+    return run_example(session, name)

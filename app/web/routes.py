@@ -12,21 +12,19 @@ from sqlalchemy.orm import Session
 
 from app.db import DbSession
 from app.errors import AppError, NotFound
-from app.modelling.finance.tco import HOURS_PER_MONTH
+from app.modelling.finance.money import HOURS_PER_MONTH
 from app.pricing.repository import prices_as_of
 from app.pricing.service import as_of_instant
 from app.scenarios import service as scenarios
 from app.scenarios.report import ReportMeta, export
 from app.scenarios.routes import base_url, file_response
 from app.scenarios.schemas import NAME_MAX, ScenarioCreate
-from app.tco import service as tco_service
-from app.tco.schemas import TcoRequest, TcoResponse
+from app.tco.schemas import Assumptions, TcoRequest, TcoResponse
 from app.tco.service import compute_tco
 from app.web.charts import cumulative_cost_figure
 from app.web.templating import templates
 
 router = APIRouter(include_in_schema=False)
-FIELDS = tuple(TcoRequest.model_fields)  # the workspace inputs, in form order
 HX_HEADER = "HX-Request"
 
 
@@ -77,7 +75,7 @@ def home(request: Request, session: Session = DbSession) -> Response:
 
 
 def _default_name(req: TcoRequest) -> str:
-    return (f"{req.nodes * tco_service.GPUS_PER_NODE} × {req.gpu_model}, {req.months} months "
+    return (f"{req.nodes * Assumptions().gpus_per_node} × {req.gpu_model}, {req.months} months "
             f"at {req.utilization:.0%} utilization")
 
 
@@ -145,9 +143,7 @@ def methodology(request: Request, session: Session = DbSession) -> Response:
     today = datetime.now(UTC).date()
     context = {
         "today": today, "hours_per_month": HOURS_PER_MONTH,
-        "gpus_per_node": tco_service.GPUS_PER_NODE, "nics_per_node": tco_service.NICS_PER_NODE,
-        "switch_radix": tco_service.SWITCH_RADIX,
-        "staff_fte_per_64_nodes": tco_service.STAFF_FTE_PER_64_NODES,
+        "defaults": Assumptions(),
         "prices": prices_as_of(session, as_of_instant(today)),
     }
     return templates.TemplateResponse(request, "methodology.html", context)

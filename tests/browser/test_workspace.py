@@ -17,6 +17,12 @@ def totals(page: Any) -> list[float]:
         "els => els.map(e => e.dataset.total)")]
 
 
+def by_option(page: Any) -> dict[str, float]:
+    """Card totals keyed by option key (data-option)."""
+    return {str(k): float(v) for k, v in page.locator(".card").evaluate_all(
+        "els => els.map(e => [e.dataset.option, e.querySelector('.card-total').dataset.total])")}
+
+
 def table_text(page: Any) -> str:
     return str(page.locator("table.comparison").inner_text())
 
@@ -32,14 +38,17 @@ def test_home_shows_an_answer_and_follows_utilization(open_tab: Any) -> None:
     tab = open_tab()
     page = tab.page
     page.goto("/")
-    assert len(totals(page)) == 3  # the first screen already answers
+    assert len(totals(page)) >= 3  # the first screen already answers
     page.locator("#cumulative-cost .main-svg").first.wait_for()  # Plotly drew the chart
     full = totals(page)
+    full_by = by_option(page)
     page.fill("#f-utilization", "0.3")
     partial = wait_recomputed(page, full)
     page.wait_for_url(re.compile(r"utilization=0\.3"))  # the URL follows the inputs
-    assert partial[1] < full[1]  # on-demand is billed per used hour
-    assert partial[2] == full[2]  # the reservation is billed every hour of its term
+    partial_by = by_option(page)
+    assert partial_by["aws_on_demand"] < full_by["aws_on_demand"]  # billed per used hour
+    reserved = "aws_reserved_1y_partial_upfront"  # billed every hour of its term
+    assert partial_by[reserved] == full_by[reserved]
     tab.screenshot("workspace")
     page.reload()  # a reload keeps the inputs and the answer
     assert page.input_value("#f-utilization") == "0.3"
@@ -107,8 +116,9 @@ def test_export_csv_download_matches_the_page(open_tab: Any) -> None:
     with open(download.path(), encoding="utf-8") as f:
         rows = list(csv.reader(io.StringIO(f.read())))
     assert rows[0] == ["# Comparison"]
-    exported = [round(float(r[1]), 2) for r in rows[2:5]]
-    assert exported == totals(page)
+    comparison = rows[2:rows.index([]) if [] in rows else None]
+    exported = [round(float(r[1]), 2) for r in comparison if r and not r[0].startswith("#")]
+    assert sorted(exported) == sorted(totals(page))
     assert 2_733_120 in exported  # 8 nodes × $19.50 × 17,520 h reserved
 
 
@@ -144,7 +154,7 @@ def test_without_javascript_forms_still_work(open_tab: Any) -> None:
     page = open_tab(javascript=False).page
     page.goto("/")
     default = totals(page)
-    assert len(default) == 3
+    assert len(default) >= 3
     page.fill("#f-utilization", "0.3")
     page.click("button:has-text('Recompute')")  # a plain GET form re-rendered by the server
     page.wait_for_url(re.compile(r"utilization=0\.3"))

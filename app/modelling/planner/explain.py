@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.modelling.finance.tco import HOURS_PER_MONTH
+from app.modelling.finance.money import HOURS_PER_MONTH
 from app.modelling.planner.search import Plan
 
 

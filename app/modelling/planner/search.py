@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from app.modelling.finance.tco import HOURS_PER_MONTH
+from app.modelling.finance.money import HOURS_PER_MONTH
 from app.modelling.planner.clusters import (
     ClusterArrays,
     useful_fraction_with_interruptions,
