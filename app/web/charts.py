@@ -24,6 +24,7 @@ def cumulative_cost_figure(result: TcoResponse) -> str:
     fig.update_layout(
         template="plotly_white", height=380, margin={"l": 70, "r": 150, "t": 30, "b": 50},
         xaxis_title="Month", yaxis_title="Cumulative cost (USD)",
+        xaxis_range=[1, months[-1]],  # the end-of-line labels sit in the right margin
         yaxis_tickprefix="$", yaxis_tickformat=",.3s", hovermode="x unified",
         legend={"orientation": "h", "y": -0.2},
     )
