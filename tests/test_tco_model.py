@@ -21,7 +21,7 @@ from app.modelling.finance.money import (
     npv_usd,
     payback_month,
 )
-from app.modelling.finance.network import NetworkDesign, network_bill
+from app.modelling.finance.network import NetworkDesign, network_bill, two_tier_fabric
 from app.modelling.finance.options import (
     Billing,
     Facility,
@@ -171,6 +171,13 @@ def test_network_counts(nodes: int, ratio: float, leaves: int, spines: int,
     bill = network_bill(nodes, NetworkDesign(oversubscription=ratio))
     counts = (float(bill.leaf_switches), float(bill.spine_switches), float(bill.fabric_links))
     assert counts == (leaves, spines, fabric_links)
+
+
+def test_two_tier_fabric_is_the_scalar_view() -> None:
+    # 256 NIC ports on 64-port switches at 3:1: ⌈256/48⌉ = 6 leaves, 96 uplinks → 2 spines.
+    bill = two_tier_fabric(256, 64, 3.0)
+    assert (bill.leaf_switches, bill.spine_switches, bill.switches) == (6, 2, 8)
+    assert two_tier_fabric(64, 64).switches == 1
 
 
 def test_network_bill_vectorized_matches_scalar() -> None:

@@ -34,7 +34,10 @@ from app.modelling.finance.sensitivity import monte_carlo, tornado
 from app.pricing import repository
 from app.pricing.models import PriceKind, PricePoint, PriceUnit, PurchaseOption
 from app.pricing.service import as_of_instant, require_price
+from app.tco.defaults import GPUS_PER_NODE as GPUS_PER_NODE  # re-exported for the planner
+from app.tco.defaults import NICS_PER_NODE as NICS_PER_NODE
 from app.tco.defaults import RANGES
+from app.tco.defaults import SWITCH_RADIX as SWITCH_RADIX
 from app.tco.examples import EXAMPLES
 from app.tco.schemas import (
     BreakEven,

@@ -107,3 +107,28 @@ def _network_bill(n: FloatArray, design: NetworkDesign) -> NetworkBill:
         fabric_links=fabric_links, transceivers=links * design.transceivers_per_link,
         eth_switches=eth, eth_cables=fe_ports,
     )
+
+
+@dataclass(frozen=True)
+class FabricBill:
+    """Switch and link counts for one fabric (scalar view of `network_bill`)."""
+
+    leaf_switches: int
+    spine_switches: int  # spine + core tiers
+    node_links: int
+    fabric_links: int
+
+    @property
+    def switches(self) -> int:
+        return self.leaf_switches + self.spine_switches
+
+
+def two_tier_fabric(endpoint_ports: int, radix: int, oversubscription: float = 1.0) -> FabricBill:
+    """Counts for `endpoint_ports` NIC ports (the first cut's interface, used by the planner;
+    three tiers beyond `radix` leaves, as `network_bill`)."""
+    bill = network_bill(endpoint_ports, NetworkDesign(
+        nics_per_node=1, radix=radix, oversubscription=oversubscription,
+        frontend_ports_per_node=0))
+    return FabricBill(int(bill.leaf_switches), int(bill.spine_switches), int(bill.node_links),
+                      int(bill.fabric_links))
+
