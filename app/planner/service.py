@@ -60,11 +60,7 @@ from app.planner.schemas import (
 )
 from app.pricing.models import PriceKind, PricePoint, PurchaseOption
 from app.pricing.service import require_price
-from app.tco.schemas import Assumptions
-
-# The same hardware defaults as the TCO engine (app/tco/defaults.py gives their sources).
-GPUS_PER_NODE = Assumptions().gpus_per_node
-NICS_PER_NODE = Assumptions().nics_per_node
+from app.tco.defaults import GPUS_PER_NODE, NICS_PER_NODE
 
 SECONDS_PER_HOUR = 3600.0
 

@@ -4,6 +4,11 @@ sensitivity table (inputs without a range here or in the pricing store move ±20
 Prices themselves come from the pricing store (pricing_data/README.md gives their sources).
 """
 
+# Cluster shape defaults (sources below); the planner imports them too.
+GPUS_PER_NODE = 8
+NICS_PER_NODE = 8
+SWITCH_RADIX = 64
+
 SOURCES: dict[str, str] = {
     "nics_per_node": "NVIDIA DGX SuperPOD reference architecture: one 400 Gb/s compute port per "
                      "GPU (rail-optimised), 8 per DGX H100/H200",

@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from app.tco.defaults import GPUS_PER_NODE, NICS_PER_NODE, SWITCH_RADIX
+
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False)
 Usd = Annotated[float, Field(ge=0.0, le=1e9)]
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -108,10 +110,10 @@ class Assumptions(BaseModel):
     """Non-price inputs. Defaults and their sources: app/tco/defaults.py."""
 
     model_config = STRICT
-    gpus_per_node: int = Field(8, ge=1, le=16)
+    gpus_per_node: int = Field(GPUS_PER_NODE, ge=1, le=16)
     fabric: Literal["infiniband", "ethernet"] = "infiniband"
-    nics_per_node: int = Field(8, ge=0, le=16)
-    switch_radix: int = Field(64, ge=8, le=256)
+    nics_per_node: int = Field(NICS_PER_NODE, ge=0, le=16)
+    switch_radix: int = Field(SWITCH_RADIX, ge=8, le=256)
     oversubscription: float = Field(1.0, ge=1.0, le=8.0)
     transceivers_per_link: int = Field(2, ge=0, le=2)
     frontend_ports_per_node: int = Field(2, ge=0, le=8)
