@@ -239,3 +239,18 @@ def test_sweep_grid_and_cheapest(client: TestClient) -> None:
     bad = client.post("/api/v1/tco/sweep", json={"utilizations": [1.5]})
     assert bad.status_code == 422
     assert bad.json()["errors"][0]["field"] == "utilizations.0"
+
+
+def test_gpu_cloud_spot_is_its_own_option_and_pays_for_re_work(client: TestClient) -> None:
+    # Spot re-work (defaults): λ = 0.2/h, checkpoint 1 h, restart 1/3 h →
+    # lost = 0.2 × (0.5 + 1/3) = 1/6, billed hours per useful hour = 1 / (1 − 1/6) = 1.2.
+    r = client.post("/api/v1/tco", json={
+        "nodes": 2, "months": 1, "utilization": 1.0, "as_of": "2026-11-30",
+        "prices": {"gpu_clouds": [
+            {"provider": "neocloud", "purchase_option": "on_demand", "usd_per_gpu_hour": 2.0},
+            {"provider": "neocloud", "purchase_option": "spot", "usd_per_gpu_hour": 1.0}]}})
+    assert r.status_code == 200, r.text
+    totals = {o["key"]: o["total_usd"] for o in r.json()["options"]}
+    # 2 nodes × 8 GPUs × 730 h: on-demand × $2 = $23,360; spot × $1 × 1.2 = $14,016
+    assert totals["gpu_cloud_neocloud_on_demand"] == pytest.approx(16 * 730 * 2.0)
+    assert totals["gpu_cloud_neocloud_spot"] == pytest.approx(16 * 730 * 1.0 * 1.2)

@@ -64,7 +64,7 @@ class SavingsPlanQuote(BaseModel):
 class GpuCloudQuote(BaseModel):
     model_config = STRICT
     provider: str = Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_.-]+$")
-    purchase_option: Literal["on_demand", "committed"] = "on_demand"
+    purchase_option: Literal["on_demand", "committed", "spot"] = "on_demand"
     term_months: int = Field(0, ge=0, le=60, validate_default=True,
                              description="Committed contracts: the term")
     usd_per_gpu_hour: Usd

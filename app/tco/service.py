@@ -363,13 +363,33 @@ def _add_gpu_clouds(req: TcoRequest, prices: _Prices, built: _Built) -> None:
         if not quotes:
             built.omit("gpu_cloud", "Other GPU clouds",
                        [f"gpu_cloud (gpu_model={req.gpu_model})"])
+    a = req.assumptions
+    spot_x = spot_hours_multiplier(a.spot_interruptions_per_hour,
+                                   a.spot_checkpoint_interval_hours, a.spot_restart_hours)
     for provider, option, term, rate in quotes:
-        committed = option == "committed"
-        key = f"gpu_cloud_{provider}_" + (f"committed_{term}m" if committed else "on_demand")
-        label = f"{provider} " + (f"committed {term} months" if committed else "on-demand")
-        built.add(key, label, "gpu_cloud", Rental(
-            Billing.committed if committed else Billing.used_hours, rate * gpn, max(term, 1),
-            extras_usd_per_month=extras))
+        key, label = _gpu_cloud_name(provider, option, term)
+        if option == "committed":
+            rental = Rental(Billing.committed, rate * gpn, max(term, 1),
+                            extras_usd_per_month=extras)
+        elif option == "spot":  # preemptible: re-work after interruptions, as for AWS spot
+            if not np.isfinite(spot_x):
+                continue
+            rental = Rental(Billing.used_hours, rate * gpn, hours_multiplier=spot_x,
+                            extras_usd_per_month=extras)
+        else:
+            rental = Rental(Billing.used_hours, rate * gpn, extras_usd_per_month=extras)
+        built.add(key, label, "gpu_cloud", rental)
+
+
+def _gpu_cloud_name(provider: str, option: str, term: int) -> tuple[str, str]:
+    """Option key and label: each provider's on-demand, spot and committed offers apart."""
+    name = provider.replace("_", " ").title() if provider.islower() else provider
+    if option == "committed":
+        span = f"{term} months" if term else "term not stated, billed monthly"
+        return f"gpu_cloud_{provider}_committed_{term}m", f"{name} committed ({span})"
+    if option == "spot":
+        return f"gpu_cloud_{provider}_spot", f"{name} spot (interruptions re-worked)"
+    return f"gpu_cloud_{provider}_on_demand", f"{name} on-demand"
 
 
 def _committed_usd_per_node(r: Rental, months: int) -> float:
