@@ -7,7 +7,7 @@ date resolves to exactly one point per item (see `repository.prices_as_of`).
 """
 
 import enum
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from sqlalchemy import (
@@ -148,7 +148,7 @@ class PricePoint(Base):
     retrieved_at: Mapped[datetime] = mapped_column(UtcDateTime())
     # When this store learnt the price (transaction time). A saved scenario reads prices as
     # known when it was saved, so a later backfill cannot change a shared link's numbers.
-    recorded_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    recorded_at: Mapped[datetime] = mapped_column(UtcDateTime(), default=lambda: datetime.now(UTC))
     note: Mapped[str | None] = mapped_column(Text)
 
     item: Mapped[PriceItem] = relationship(back_populates="points")

@@ -5,7 +5,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -167,8 +167,7 @@ def record_price(session: Session, item: PriceItem, source: PriceSource,
     point = PricePoint(item=item, source=source, amount=new.amount, upfront_usd=new.upfront_usd,
                        low=new.low, high=new.high, effective_from=new.effective_from,
                        effective_to=after[0].effective_from if after else None,
-                       retrieved_at=new.retrieved_at, recorded_at=datetime.now(UTC),
-                       note=new.note)
+                       retrieved_at=new.retrieved_at, note=new.note)
     if before:
         before[-1].effective_to = new.effective_from
     session.add(point)
