@@ -201,7 +201,72 @@ def test_a_gpu_cloud_priced_in_the_request_comes_with_its_own_fabric(client: Tes
                  fabrics=["InfiniBand NDR", "RoCEv2 tuned"], payments=["gpu_cloud"],
                  budget_usd_per_month=None, mode="single_run",
                  overrides=[{"payment": "gpu_cloud", "gpu": "H100", "usd_per_gpu_hour": 2.5}])
-    (o,) = body["options"]  # NDR, non-blocking: not RoCE, not 2:1
-    assert (o["fabric"], o["oversubscription"]) == ("InfiniBand NDR", 1.0)
-    billed_h = math.ceil(o["wall_hours"] * 3600 - 1e-6) / 3600
-    assert o["cost_usd"] == pytest.approx(256 * 2.5 * billed_h, rel=1e-9)
+    # the override prices every stored H100 on-demand provider (Nebius, Lambda, CoreWeave,
+    # RunPod): one option each, all on NDR, non-blocking (not RoCE, not 2:1)
+    opts = body["options"]
+    assert sorted(o["payment"] for o in opts) == [
+        "gpu_cloud:coreweave", "gpu_cloud:lambda", "gpu_cloud:nebius", "gpu_cloud:runpod"]
+    for o in opts:
+        assert (o["fabric"], o["oversubscription"]) == ("InfiniBand NDR", 1.0)
+        assert "(request price)" in o["payment_label"]
+        billed_h = math.ceil(o["wall_hours"] * 3600 - 1e-6) / 3600
+        assert o["cost_usd"] == pytest.approx(256 * 2.5 * billed_h, rel=1e-9)
+
+
+def test_gpu_clouds_are_priced_per_provider_from_the_store(client: TestClient) -> None:
+    body = _plan(client, gpu_types=["H100"], node_counts=[32], oversubscription=[1],
+                 fabrics=["InfiniBand NDR"], budget_usd_per_month=None, mode="single_run",
+                 payments=["gpu_cloud", "gpu_cloud_committed", "gpu_cloud_spot"],
+                 deadline_hours=1000)
+    rate = {o["payment"]: o for o in body["options"]}
+    # prices_gpu_cloud.csv: Nebius $2.95, CoreWeave $2.23 on-demand per GPU-hour
+    od = rate["gpu_cloud:nebius"]
+    billed_h = math.ceil(od["wall_hours"] * 3600 - 1e-6) / 3600
+    assert od["cost_usd"] == pytest.approx(256 * 2.95 * billed_h, rel=1e-9)
+    assert od["payment_label"] == "Nebius on-demand"
+    # CoreWeave committed: $1.79 for every hour of a 12-month term, one run pays it all
+    cw = rate["gpu_cloud_committed:coreweave"]
+    assert cw["cost_usd"] == pytest.approx(256 * 1.79 * 12 * 730, rel=1e-9)
+    # Vast.ai spot $1.52 with reclaims: slower than the same cluster on demand
+    spot = rate["gpu_cloud_spot:vastai"]
+    assert spot["wall_hours"] > od["wall_hours"]
+    assert spot["useful_fraction"] < od["useful_fraction"]
+
+
+def test_aws_h200_and_b200_instances_are_priced_from_the_store(client: TestClient) -> None:
+    body = _plan(client, gpu_types=["H200", "B200"], node_counts=[32],
+                 fabrics=["InfiniBand NDR"], budget_usd_per_month=None, mode="single_run",
+                 deadline_hours=1000,
+                 payments=["aws_on_demand", "aws_reserved_1y", "aws_capacity_block"])
+    by = {(o["gpu"], o["payment"]): o for o in body["options"]}
+    assert set(by) == {(g, p) for g in ("H200", "B200")
+                       for p in ("aws_on_demand", "aws_reserved_1y", "aws_capacity_block")}
+    od = by[("H200", "aws_on_demand")]
+    assert od["fabric"] == "AWS EFA v3"
+    assert "p5en.48xlarge" in od["payment_label"]
+    assert by[("B200", "aws_on_demand")]["fabric"] == "AWS EFA v4"
+    # p5en on-demand $63.296 per instance-hour / 8 GPUs, billed per second
+    billed_h = math.ceil(od["wall_hours"] * 3600 - 1e-6) / 3600
+    assert od["cost_usd"] == pytest.approx(256 * 63.296 / 8 * billed_h, rel=1e-9)
+    # the reserved H200 rate is the store's estimate, and the label says so and which variant
+    ri = by[("H200", "aws_reserved_1y")]
+    assert "standard no upfront" in ri["payment_label"]
+    assert "estimate" in ri["payment_label"]
+    assert ri["cost_usd"] == pytest.approx(256 * 44.3072 / 8 * 12 * 730, rel=1e-9)
+
+
+def test_savings_plans_need_a_request_price(client: TestClient) -> None:
+    base = {"gpu_types": ["H100"], "node_counts": [32], "fabrics": ["InfiniBand NDR"],
+            "payments": ["aws_on_demand", "aws_savings_plan_1y", "aws_savings_plan_3y"],
+            "deadline_hours": 500, "budget_usd_per_month": None, "mode": "year_of_work",
+            "utilization": 0.5}
+    body = _plan(client, **base)
+    assert {o["payment"] for o in body["options"]} == {"aws_on_demand"}
+    assert sum("savings plan" in n and "left out" in n for n in body["notes"]) == 2
+    priced = _plan(client, **base, overrides=[
+        {"payment": "aws_savings_plan_3y", "gpu": "H100", "usd_per_gpu_hour": 3.0}])
+    sp = next(o for o in priced["options"] if o["payment"] == "aws_savings_plan_3y")
+    # a committed $/hour for the whole term, shared at 50% utilization:
+    # 256 GPUs x $3.00 x 3 x 8,760 h x W / (0.5 x 26,280 h) = 256 x 3 x W / 0.5
+    assert sp["fabric"] == "AWS EFA v2"
+    assert sp["cost_usd"] == pytest.approx(256 * 3.0 * sp["wall_hours"] / 0.5, rel=1e-9)

@@ -3,12 +3,12 @@ and GET /planner/option/{id} (one option's breakdown beside the winner, an htmx 
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app.db import get_session
+from app.db import DbSession
 from app.errors import AppError, NotFound
 from app.modelling.throughput import PRESETS
 from app.planner.charts import time_cost_figure
@@ -32,7 +32,7 @@ BLANK_IS_NONE = ("budget_usd", "budget_usd_per_month", "colo_usd_per_kw_month")
 
 
 @router.post("/plan", response_model=PlanResponse)
-def post_plan(req: PlanRequest, session: Session = Depends(get_session)) -> PlanResponse:
+def post_plan(req: PlanRequest, session: Session = DbSession) -> PlanResponse:
     """Cheapest cluster and way of paying that trains `total_tokens` by the deadline within
     the budget: ranked options, the time-vs-cost frontier and why the winner wins."""
     return make_plan(session, req)
@@ -79,7 +79,7 @@ def _errors(exc: ValidationError) -> dict[str, str]:
 
 
 @pages.get("/planner", response_class=HTMLResponse)
-def planner_page(request: Request, session: Session = Depends(get_session)) -> Response:
+def planner_page(request: Request, session: Session = DbSession) -> Response:
     raw, data = _form_input(request)
     form = {**_defaults(), **raw}
     for name in LIST_FIELDS:
@@ -103,7 +103,7 @@ def planner_page(request: Request, session: Session = Depends(get_session)) -> R
 
 @pages.get("/planner/option/{option_id}", response_class=HTMLResponse)
 def planner_option(option_id: int, request: Request,
-                   session: Session = Depends(get_session)) -> Response:
+                   session: Session = DbSession) -> Response:
     """One option's step-time and cost breakdown beside the winner's (or the runner-up's,
     when the option is the winner)."""
     _, data = _form_input(request)
