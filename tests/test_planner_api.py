@@ -13,6 +13,14 @@ HX = {"HX-Request": "true"}
 AS_OF = "2026-11-30"
 
 
+def _figure(html: str, element_id: str) -> dict[str, Any]:
+    """The Plotly figure JSON embedded in the element with this id (data-figure)."""
+    m = re.search(rf'id="{element_id}" data-figure="([^"]+)"', html)
+    assert m is not None, element_id
+    raw = m.group(1).replace("&#34;", '"').replace("&quot;", '"').replace("&#39;", "'")
+    return dict(json.loads(raw.replace("&amp;", "&")))
+
+
 def _plan(client: TestClient, **body: Any) -> dict[str, Any]:
     r = client.post("/api/v1/plan", json={"as_of": AS_OF, **body})
     assert r.status_code == 200, r.text
@@ -153,8 +161,7 @@ def test_planner_page_renders_the_seed_case(client: TestClient) -> None:
     assert '<a href="/planner">Planner</a>' in r.text
     assert "Feasible options, cheapest first" in r.text
     assert 'data-seed-check="1"' in r.text
-    fig = json.loads(re.search(r'data-figure="([^"]+)"', r.text).group(1)  # type: ignore[union-attr]
-                     .replace("&#34;", '"').replace("&quot;", '"').replace("&amp;", "&"))
+    fig = _figure(r.text, "plan-chart")
     assert "hours" in fig["layout"]["xaxis"]["title"]["text"]
     assert "USD" in fig["layout"]["yaxis"]["title"]["text"]
     assert any(t["name"].startswith("Pareto frontier") for t in fig["data"])
@@ -170,6 +177,23 @@ def test_clicking_an_option_shows_its_breakdown_beside_the_winner(client: TestCl
     assert "<html" not in detail.text
     assert "Step time" in detail.text
     assert "beside the winner" in detail.text
+    # the breakdown chart: step-time parts on the left axis, cost parts on the right, one
+    # bar per option (this one and the winner), each cost stack summing to the table's total
+    fig = _figure(detail.text, "option-breakdown-chart")
+    steps = [t for t in fig["data"] if t["xaxis"] == "x"]
+    costs = [t for t in fig["data"] if t["xaxis"] == "x2"]
+    assert {t["name"] for t in steps} >= {"Compute", "Data-parallel comm"}
+    assert all(len(t["y"]) == 2 for t in fig["data"])
+    totals = [float(x.replace(",", "")) for x in re.findall(
+        r"<td>Total</td><td class=\"num\">\$([\d,]+)</td><td class=\"num\">\$([\d,]+)</td>",
+        detail.text)[0]]
+    for bar in (0, 1):
+        assert sum(t["y"][bar] for t in costs) == pytest.approx(totals[bar], abs=1.0)
+    assert "USD" in fig["layout"]["yaxis2"]["title"]["text"]
+    assert "seconds" in fig["layout"]["yaxis"]["title"]["text"]
+    # the page itself shows the winner beside the runner-up the same way
+    why = _figure(page, "why-chart")
+    assert len(why["data"][0]["y"]) == 2
     assert client.get("/planner/option/999999", headers=HX).status_code == 200  # htmx error
 
 

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from app.db import DbSession
 from app.errors import AppError, NotFound
 from app.modelling.throughput import PRESETS
-from app.planner.charts import time_cost_figure
+from app.planner.charts import breakdown_figure, time_cost_figure
 from app.planner.schemas import ALL_PAYMENTS, PlanRequest, PlanResponse, gpu_keys, scale_out_fabrics
 from app.planner.service import (
     LABELS,
@@ -89,7 +89,12 @@ def planner_page(request: Request, session: Session = DbSession) -> Response:
     status = 200
     try:
         computed = compute_plan(session, PlanRequest.model_validate(data))
-        context.update(result=respond(session, computed), chart_json=time_cost_figure(computed))
+        result = respond(session, computed)
+        context.update(result=result, chart_json=time_cost_figure(computed))
+        e = result.explanation
+        if e is not None:
+            context["breakdown_json"] = breakdown_figure(
+                [e.winner, e.runner_up] if e.runner_up else [e.winner])
     except ValidationError as exc:
         context["errors"], status = _errors(exc), 422
     except AppError as exc:
@@ -121,6 +126,7 @@ def planner_option(option_id: int, request: Request,
     other = int(pool[0]) if len(pool) else None
     if other == option_id:
         other = runner_up(p, option_id)
-    context = {"a": option_detail(computed, option_id),
-               "b": option_detail(computed, other) if other is not None else None}
+    a = option_detail(computed, option_id)
+    b = option_detail(computed, other) if other is not None else None
+    context = {"a": a, "b": b, "breakdown_json": breakdown_figure([a, b] if b else [a])}
     return templates.TemplateResponse(request, "planner_option.html", context)
