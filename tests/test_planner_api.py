@@ -294,3 +294,39 @@ def test_savings_plans_need_a_request_price(client: TestClient) -> None:
     # 256 GPUs x $3.00 x 3 x 8,760 h x W / (0.5 x 26,280 h) = 256 x 3 x W / 0.5
     assert sp["fabric"] == "AWS EFA v2"
     assert sp["cost_usd"] == pytest.approx(256 * 3.0 * sp["wall_hours"] / 0.5, rel=1e-9)
+
+
+def test_seed_case_check_places_the_article_cluster_in_the_plan(client: TestClient) -> None:
+    body = _plan(client, gpu_types=["H100"], node_counts=[16, 32], fabrics=["InfiniBand NDR"],
+                 oversubscription=[1], payments=["buy", "aws_on_demand"], deadline_hours=100,
+                 budget_usd_per_month=None, mode="single_run")
+    seed = body["seed_case"]
+    ours = [o for o in body["options"] if o["gpus"] == 256 and o["fabric"] == "InfiniBand NDR"]
+    best = min(ours, key=lambda o: o["cost_usd"])
+    # the sentence quotes the plan's own cheapest way of paying for the article's cluster
+    assert f"In this plan it is cheapest as {best['payment_label']}" in seed["sentence"]
+    assert f"${best['cost_usd']:,.0f} per run" in seed["sentence"]
+    assert f"rank {best['rank']} of {body['feasible_count']} feasible" in seed["sentence"]
+    # fp8 run: MFU against the bf16 peak (989) restated against the fp8 peak (1,979)
+    assert f"{seed['model_mfu'] * 989 / 1979:.1%} of the dense fp8 peak" in seed["sentence"]
+    assert f"{seed['model_hours']:,.1f} h" in seed["sentence"]
+
+
+def test_network_what_if_tests_the_seed_rules_on_its_own_numbers(client: TestClient) -> None:
+    body = _plan(client, gpu_types=["H100"], node_counts=[32], oversubscription=[1],
+                 fabrics=["InfiniBand NDR", "InfiniBand XDR", "RoCEv2 tuned", "RoCEv2 untuned"],
+                 payments=["buy"], deadline_hours=500, budget_usd_per_month=None)
+    net = body["network"]
+    rows = {f["fabric"]: f for f in net["fabrics"]}
+    ib_rule, xdr_rule = net["rules_of_thumb"]
+    # gain = hours on the slower fabric / hours on the faster one - 1 (same tokens, same goodput)
+    ib = rows["RoCEv2 tuned"]["wall_hours"] / rows["InfiniBand NDR"]["wall_hours"] - 1
+    assert f"InfiniBand NDR {ib:+.1%} throughput over tuned RoCEv2" in ib_rule
+    assert ("not supported" in ib_rule) == (ib < 0.10)  # the seed's claimed 10-15%
+    assert "applies to this 91B model" in ib_rule  # seed-90b counts ~91B parameters
+    xdr = rows["InfiniBand NDR"]["wall_hours"] / rows["InfiniBand XDR"]["wall_hours"] - 1
+    assert f"is {xdr:+.1%} faster than NDR" in xdr_rule
+    assert ("not needed" in xdr_rule) == (xdr < 0.05)
+    # both RoCE and NDR have stored switch prices (SN5600 $45,000, QM9790 $40,000), so the
+    # sentence answers "is InfiniBand worth it?" at those prices
+    assert "At stored switch prices an InfiniBand NDR network costs" in net["sentence"]

@@ -236,6 +236,8 @@ class NetworkWhatIf(BaseModel):
     baseline: str
     fabrics: list[FabricValueOut]
     sentence: str
+    rules_of_thumb: list[str] = Field(
+        default_factory=list, description="The seeds' network rules tested on this cluster")
 
 
 class SeedCaseCheck(BaseModel):

@@ -368,8 +368,8 @@ def _missing_hint(pay: str, key: str) -> str:
     if pay == "colo":
         return "give colo_usd_per_kw_month"
     if pay.startswith("aws_savings_plan"):
-        return ("AWS publishes savings-plan rates per instance family only through its "
-                "Savings Plans price list; none is stored: give one in overrides")
+        return ("the snapshot has no savings-plan rate (AWS publishes them in its separate "
+                "Savings Plans price list): give one in overrides")
     return "give one in overrides"
 
 
@@ -692,9 +692,67 @@ def network_what_if(session: Session, c: Computed) -> NetworkWhatIf | None:
                 f"{abs(best.hours_saved_per_run):,.2f} h per run against {base_name}; at equal "
                 f"network prices it is worth up to ${best.worth_up_to - best.price_now:,.0f} "
                 f"more network capex over the cluster's life.")
+    stored = {s.scale_out.name: s.network_capex_usd for s in p.clusters.specs
+              if s.gpu_key == spec.gpu_key and s.nodes == spec.nodes and not s.cloud_only
+              and s.oversubscription == 1.0 and np.isfinite(s.network_capex_usd)}
+    for v in ib:
+        if v.fabric in stored and base_name in stored:
+            premium = stored[v.fabric] - stored[base_name]
+            worth = v.worth_up_to - v.price_now
+            sentence += (f" At stored switch prices an {v.fabric} network costs "
+                         f"${stored[v.fabric]:,.0f} against ${stored[base_name]:,.0f} for "
+                         f"{base_name} ({'a premium of' if premium >= 0 else 'a saving of'} "
+                         f"${abs(premium):,.0f}), so it "
+                         f"{'is' if worth >= premium else 'is not'} worth it for this run.")
     return NetworkWhatIf(cluster=f"{spec.nodes}x{GPUS_PER_NODE} {spec.gpu_key}",
                          payment=terms.label, baseline=base_name, fabrics=rows,
-                         sentence=sentence)
+                         sentence=sentence,
+                         rules_of_thumb=rules_of_thumb(c.model.total_params, rows))
+
+
+# Seed 001: "Use InfiniBand for anything over 30B parameters ... RoCEv2 for smaller models";
+# "The 10-15% throughput gain" of InfiniBand over RoCEv2; "over 70B ... at least 800Gbps per
+# GPU". A rule counts as supported when the model finds at least the claimed gain (10% for
+# InfiniBand; for 800 Gb/s the seed claims no figure: 5% is taken as worth a faster fabric).
+IB_RULE_PARAMS, IB_RULE_GAIN = 30e9, 0.10
+XDR_RULE_PARAMS, XDR_RULE_GAIN = 70e9, 0.05
+
+
+def _gain(rows: dict[str, FabricValueOut], better: str, base: str) -> float | None:
+    """Throughput gain of one fabric over another on the same cluster: hours_base / hours - 1
+    (same tokens, same goodput model, so the ratio of run times is the ratio of speeds)."""
+    if better not in rows or base not in rows or rows[better].wall_hours <= 0:
+        return None
+    return rows[base].wall_hours / rows[better].wall_hours - 1.0
+
+
+def rules_of_thumb(total_params: float, fabrics: list[FabricValueOut]) -> list[str]:
+    """The seeds' network rules tested on the what-if's own cluster and run."""
+    rows = {f.fabric: f for f in fabrics}
+    size = f"{total_params / 1e9:,.0f}B"
+    out = []
+    ib = _gain(rows, "InfiniBand NDR", "RoCEv2 tuned")
+    if ib is not None:
+        applies = "applies" if total_params > IB_RULE_PARAMS else "does not apply"
+        verdict = "supported" if ib >= IB_RULE_GAIN else "not supported"
+        text = (f"Seed rule \"InfiniBand above 30B parameters, a 10-15% gain over RoCEv2\" "
+                f"({applies} to this {size} model): the model gives InfiniBand NDR "
+                f"{ib:+.1%} throughput over tuned RoCEv2 here, so the claimed gain is {verdict}")
+        lossy = _gain(rows, "RoCEv2 tuned", "RoCEv2 untuned")
+        if lossy is not None:
+            text += (f"; what matters more is tuning: tuned RoCEv2 is {lossy:+.1%} faster than "
+                     "untuned (lossy) RoCEv2")
+        out.append(text + ".")
+    xdr = _gain(rows, "InfiniBand XDR", "InfiniBand NDR")
+    if xdr is not None:
+        applies = "applies" if total_params > XDR_RULE_PARAMS else "does not apply"
+        verdict = "worth it" if xdr >= XDR_RULE_GAIN else "not needed"
+        saved_h = rows["InfiniBand NDR"].wall_hours - rows["InfiniBand XDR"].wall_hours
+        out.append(f"Seed rule \"at least 800 Gb/s per GPU above 70B parameters\" ({applies} "
+                   f"to this {size} model): XDR (800 Gb/s per GPU) is {xdr:+.1%} faster than "
+                   f"NDR (400 Gb/s) here, {saved_h:,.2f} h "
+                   f"per run, so by a {XDR_RULE_GAIN:.0%} bar 800 Gb/s is {verdict}.")
+    return out
 
 
 # Seed 001 "Case Study": 32 nodes x 8 H100 SXM, NDR400, "tensor (8) x data (32)",
@@ -725,16 +783,43 @@ def seed_case_check(c: Computed) -> SeedCaseCheck | None:
         + f", micro-batch {lay.microbatch}"
     hours = best.time_to_train_s / SECONDS_PER_HOUR
     fits = "fits" if theirs.fits else theirs.reason
+    fp8 = (f" = {best.mfu * g.peak_bf16_tflops / g.peak_fp8_tflops:.1%} of the dense fp8 "
+           "peak" if c.request.precision == "fp8" and g.peak_fp8_tflops > 0 else "")
     sentence = (f"The article's 256 H100 on NDR400 is claimed to train in 41 h at 45.2% of "
                 f"peak; for {c.request.total_tokens / 1e9:,.3g}B tokens in "
                 f"{c.request.precision} the model says {hours:,.1f} h at "
-                f"{best.mfu:.1%} MFU (of dense bf16 peak) with {layout}. The article's own "
-                f"layout, TP8 x DP32, {fits}.")
+                f"{best.mfu:.1%} MFU (of dense bf16 peak{fp8}) with {layout}. The article's "
+                f"own layout, TP8 x DP32, {fits}. {_seed_cluster_in_plan(c)}")
     return SeedCaseCheck(claimed_hours=SEED_CLAIMED_HOURS,
                          claimed_peak_fraction=SEED_CLAIMED_PEAK_FRACTION,
                          claimed_layout="TP8 DP32", model_hours=hours, model_mfu=best.mfu,
                          model_layout=layout, claimed_layout_fits=theirs.fits,
                          claimed_layout_reason=theirs.reason, sentence=sentence)
+
+
+def _seed_cluster_in_plan(c: Computed) -> str:
+    """Where the article's own cluster (32 x 8 H100, NDR, non-blocking) lands in this plan:
+    its cheapest way of paying, and its rank against the cheapest feasible option."""
+    p = c.plan
+    mine = [k for k in range(len(p)) if np.isfinite(p.cost.total_usd[k])
+            and (s := p.clusters.specs[int(p.cluster_idx[k])]).gpu_key == "H100"
+            and s.nodes == 32 and s.scale_out.name == "InfiniBand NDR"
+            and s.oversubscription == 1.0]
+    if not mine:
+        return "That cluster is not in this search (it needs H100, 32 nodes and NDR)."
+    k = min(mine, key=lambda i: float(p.cost.total_usd[i]))
+    o = option_out(c, k)
+    text = (f"In this plan it is cheapest as {o.payment_label}: {o.wall_hours:,.1f} h and "
+            f"${o.cost_usd:,.0f} per run (${o.usd_per_1b_tokens:,.0f} per 1B tokens)")
+    if o.rank is not None:
+        text += f", rank {o.rank} of {len(p.ranked)} feasible"
+    else:
+        text += (", which misses the " + ("deadline" if not o.meets_deadline else "budget"))
+    if len(p.ranked) and int(p.ranked[0]) != k:
+        w = option_out(c, int(p.ranked[0]))
+        text += (f"; the cheapest feasible option, {w.gpus} {w.gpu} on {w.fabric} "
+                 f"({w.payment_label}), costs ${w.cost_usd:,.0f}")
+    return text + "."
 
 
 def _used(point: PricePoint) -> PriceUsed:
