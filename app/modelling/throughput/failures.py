@@ -71,15 +71,11 @@ def lost_fraction(interval_s: float, delta_s: float, restart_s: float, mtbf_s: f
 def useful_fractions(total_params: float, num_gpus: npt.ArrayLike,
                      failures_per_gpu_hour: npt.ArrayLike, cfg: FailureConfig) -> FloatArray:
     """goodput(...).useful_fraction for many jobs at once (arrays broadcast together): the
-    same formulas in numpy, so a planner can cost thousands of clusters in one call.
+    same formulas in numpy (goodput keeps the plain scalar code: it is ~50x faster per call),
+    so a planner can cost thousands of clusters in one call; a test holds the two equal.
     failures_per_gpu_hour replaces cfg's rate (e.g. hardware failures plus spot reclaims)."""
-    return _goodput_arrays(total_params, np.asarray(num_gpus, dtype=np.float64),
-                           np.asarray(failures_per_gpu_hour, dtype=np.float64), cfg)[-1]
-
-
-def _goodput_arrays(total_params: float, gpus: FloatArray, rate: FloatArray,
-                    cfg: FailureConfig) -> tuple[FloatArray, ...]:
-    """(mtbf, blocking, write, tau, useful) elementwise; formulas as goodput's docstrings."""
+    gpus = np.asarray(num_gpus, dtype=np.float64)
+    rate = np.asarray(failures_per_gpu_hour, dtype=np.float64)
     if np.any(gpus <= 0):
         raise ValueError("need at least one GPU")
     mtbf = 3600.0 / (rate * gpus)
@@ -97,15 +93,22 @@ def _goodput_arrays(total_params: float, gpus: FloatArray, rate: FloatArray,
     if cfg.async_checkpoint:
         tau = np.maximum(tau, write)  # the next async save cannot start before the last finished
     lost = blocking / tau + (tau / 2.0 + cfg.restart_s) / mtbf  # lost_fraction
-    useful = np.minimum(np.maximum(1.0 - lost, 0.0), 1.0)
-    return mtbf, blocking, write, tau, useful
+    return np.minimum(np.maximum(1.0 - lost, 0.0), 1.0)
 
 
 def goodput(total_params: float, num_gpus: int, cfg: FailureConfig) -> Goodput:
     """Checkpoint cost, optimal interval and useful-time fraction for one job."""
     if num_gpus <= 0:
         raise ValueError("need at least one GPU")
-    mtbf, blocking, write, tau, useful = (float(v) for v in _goodput_arrays(
-        total_params, np.asarray(float(num_gpus)), np.asarray(cfg.failures_per_gpu_hour), cfg))
+    mtbf = 3600.0 / (cfg.failures_per_gpu_hour * num_gpus)
     ckpt = total_params * CHECKPOINT_BYTES_PER_PARAM
+    write = ckpt / (cfg.storage_write_gbytes_per_s * 1e9)
+    if cfg.async_checkpoint:
+        blocking = ckpt / num_gpus / (SNAPSHOT_GBYTES_PER_S_PER_GPU * 1e9)
+    else:
+        blocking = write
+    tau = daly_interval_s(blocking, mtbf)
+    if cfg.async_checkpoint:
+        tau = max(tau, write)  # the next async save cannot start before the last finished
+    useful = min(max(1.0 - lost_fraction(tau, blocking, cfg.restart_s, mtbf), 0.0), 1.0)
     return Goodput(mtbf, ckpt, write, blocking, tau, young_interval_s(blocking, mtbf), useful)
