@@ -330,3 +330,21 @@ def test_network_what_if_tests_the_seed_rules_on_its_own_numbers(client: TestCli
     # both RoCE and NDR have stored switch prices (SN5600 $45,000, QM9790 $40,000), so the
     # sentence answers "is InfiniBand worth it?" at those prices
     assert "At stored switch prices an InfiniBand NDR network costs" in net["sentence"]
+
+
+def test_colocation_uses_the_stored_north_america_rate(client: TestClient) -> None:
+    body = _plan(client, gpu_types=["H100"], node_counts=[32], fabrics=["InfiniBand NDR"],
+                 oversubscription=[1], payments=["colo"], budget_usd_per_month=None,
+                 deadline_hours=500)
+    (o,) = body["options"]
+    assert o["payment"] == "colo"
+    used = {p["name"]: p["amount"] for p in body["prices_used"]}
+    assert used["Colocation, North America primary markets (250-500 kW)"] == 184.06  # CBRE H2 2024
+    detail = client.get(f"/planner/option/{o['id']}", params={
+        "as_of": AS_OF, "gpu_types": "H100", "node_counts": "32", "fabrics": "InfiniBand NDR",
+        "oversubscription": "1", "payments": "colo", "budget_usd_per_month": "",
+        "submitted": "1", "deadline_hours": "500"}, headers=HX)
+    assert detail.status_code == 200
+    # held rate per GPU-hour: 10.2 kW per 8-GPU server = 1.275 kW per GPU x $184.06 / 730 h
+    # = $0.32147, plus staff ($150,000 / 8,760 h / 256 GPUs = $0.06689) -> $0.388
+    assert "<td class=\"num\">0.388</td>" in detail.text
