@@ -247,9 +247,12 @@ def test_gpu_clouds_are_priced_per_provider_from_the_store(client: TestClient) -
     od = rate["gpu_cloud:nebius"]
     billed_h = math.ceil(od["wall_hours"] * 3600 - 1e-6) / 3600
     assert od["cost_usd"] == pytest.approx(256 * 2.95 * billed_h, rel=1e-9)
-    assert od["payment_label"] == "Nebius on-demand"
+    assert od["payment_label"] == "Nebius H100 on-demand"
     # CoreWeave committed: $1.79 for every hour of a 12-month term, one run pays it all
     cw = rate["gpu_cloud_committed:coreweave"]
+    assert cw["payment_label"] == "CoreWeave H100 committed (12 mo)"
+    # Lambda states no term: costed as a one-month commitment (as the TCO engine does)
+    assert rate["gpu_cloud_committed:lambda"]["payment_label"].endswith("(1 mo, term not stated)")
     assert cw["cost_usd"] == pytest.approx(256 * 1.79 * 12 * 730, rel=1e-9)
     # Vast.ai spot $1.52 with reclaims: slower than the same cluster on demand
     spot = rate["gpu_cloud_spot:vastai"]

@@ -264,11 +264,11 @@ def _gpu_cloud_terms(prices: _Prices, req: PlanRequest, key: str, pay: str
         prices.mark_used(p)
         provider = p.item.provider or "gpu cloud"
         rate = float(p.amount) if p.item.unit == PriceUnit.usd_per_gpu_hour else _per_gpu(p)
-        label = f"{provider.capitalize()} {LABELS[pay].removeprefix('GPU cloud ')}"
+        label = p.item.name  # the store's own name spells the provider ("Vast.ai H100 spot")
         months, spot = 0, 0.0
         if pay == "gpu_cloud_committed":
             months = p.item.term_months or 1
-            label += f" {months} mo" + ("" if p.item.term_months else " (term not stated)")
+            label += f" ({months} mo" + (")" if p.item.term_months else ", term not stated)")
         elif pay == "gpu_cloud_spot":
             spot = _spot_rate(req)
         out.append(PaymentTerms(f"{pay}:{provider}", label, key, rate, 0.0,
