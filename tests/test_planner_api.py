@@ -13,6 +13,14 @@ HX = {"HX-Request": "true"}
 AS_OF = "2026-11-30"
 
 
+def _figure(html: str, element_id: str) -> dict[str, Any]:
+    """The Plotly figure JSON embedded in the element with this id (data-figure)."""
+    m = re.search(rf'id="{element_id}" data-figure="([^"]+)"', html)
+    assert m is not None, element_id
+    raw = m.group(1).replace("&#34;", '"').replace("&quot;", '"').replace("&#39;", "'")
+    return dict(json.loads(raw.replace("&amp;", "&")))
+
+
 def _plan(client: TestClient, **body: Any) -> dict[str, Any]:
     r = client.post("/api/v1/plan", json={"as_of": AS_OF, **body})
     assert r.status_code == 200, r.text
@@ -153,8 +161,7 @@ def test_planner_page_renders_the_seed_case(client: TestClient) -> None:
     assert '<a href="/planner">Planner</a>' in r.text
     assert "Feasible options, cheapest first" in r.text
     assert 'data-seed-check="1"' in r.text
-    fig = json.loads(re.search(r'data-figure="([^"]+)"', r.text).group(1)  # type: ignore[union-attr]
-                     .replace("&#34;", '"').replace("&quot;", '"').replace("&amp;", "&"))
+    fig = _figure(r.text, "plan-chart")
     assert "hours" in fig["layout"]["xaxis"]["title"]["text"]
     assert "USD" in fig["layout"]["yaxis"]["title"]["text"]
     assert any(t["name"].startswith("Pareto frontier") for t in fig["data"])
@@ -170,6 +177,23 @@ def test_clicking_an_option_shows_its_breakdown_beside_the_winner(client: TestCl
     assert "<html" not in detail.text
     assert "Step time" in detail.text
     assert "beside the winner" in detail.text
+    # the breakdown chart: step-time parts on the left axis, cost parts on the right, one
+    # bar per option (this one and the winner), each cost stack summing to the table's total
+    fig = _figure(detail.text, "option-breakdown-chart")
+    steps = [t for t in fig["data"] if t["xaxis"] == "x"]
+    costs = [t for t in fig["data"] if t["xaxis"] == "x2"]
+    assert {t["name"] for t in steps} >= {"Compute", "Data-parallel comm"}
+    assert all(len(t["y"]) == 2 for t in fig["data"])
+    totals = [float(x.replace(",", "")) for x in re.findall(
+        r"<td>Total</td><td class=\"num\">\$([\d,]+)</td><td class=\"num\">\$([\d,]+)</td>",
+        detail.text)[0]]
+    for bar in (0, 1):
+        assert sum(t["y"][bar] for t in costs) == pytest.approx(totals[bar], abs=1.0)
+    assert "USD" in fig["layout"]["yaxis2"]["title"]["text"]
+    assert "seconds" in fig["layout"]["yaxis"]["title"]["text"]
+    # the page itself shows the winner beside the runner-up the same way
+    why = _figure(page, "why-chart")
+    assert len(why["data"][0]["y"]) == 2
     assert client.get("/planner/option/999999", headers=HX).status_code == 200  # htmx error
 
 
@@ -201,7 +225,129 @@ def test_a_gpu_cloud_priced_in_the_request_comes_with_its_own_fabric(client: Tes
                  fabrics=["InfiniBand NDR", "RoCEv2 tuned"], payments=["gpu_cloud"],
                  budget_usd_per_month=None, mode="single_run",
                  overrides=[{"payment": "gpu_cloud", "gpu": "H100", "usd_per_gpu_hour": 2.5}])
-    (o,) = body["options"]  # NDR, non-blocking: not RoCE, not 2:1
-    assert (o["fabric"], o["oversubscription"]) == ("InfiniBand NDR", 1.0)
-    billed_h = math.ceil(o["wall_hours"] * 3600 - 1e-6) / 3600
-    assert o["cost_usd"] == pytest.approx(256 * 2.5 * billed_h, rel=1e-9)
+    # the override prices every stored H100 on-demand provider (Nebius, Lambda, CoreWeave,
+    # RunPod): one option each, all on NDR, non-blocking (not RoCE, not 2:1)
+    opts = body["options"]
+    assert sorted(o["payment"] for o in opts) == [
+        "gpu_cloud:coreweave", "gpu_cloud:lambda", "gpu_cloud:nebius", "gpu_cloud:runpod"]
+    for o in opts:
+        assert (o["fabric"], o["oversubscription"]) == ("InfiniBand NDR", 1.0)
+        assert "(request price)" in o["payment_label"]
+        billed_h = math.ceil(o["wall_hours"] * 3600 - 1e-6) / 3600
+        assert o["cost_usd"] == pytest.approx(256 * 2.5 * billed_h, rel=1e-9)
+
+
+def test_gpu_clouds_are_priced_per_provider_from_the_store(client: TestClient) -> None:
+    body = _plan(client, gpu_types=["H100"], node_counts=[32], oversubscription=[1],
+                 fabrics=["InfiniBand NDR"], budget_usd_per_month=None, mode="single_run",
+                 payments=["gpu_cloud", "gpu_cloud_committed", "gpu_cloud_spot"],
+                 deadline_hours=1000)
+    rate = {o["payment"]: o for o in body["options"]}
+    # prices_gpu_cloud.csv: Nebius $2.95, CoreWeave $2.23 on-demand per GPU-hour
+    od = rate["gpu_cloud:nebius"]
+    billed_h = math.ceil(od["wall_hours"] * 3600 - 1e-6) / 3600
+    assert od["cost_usd"] == pytest.approx(256 * 2.95 * billed_h, rel=1e-9)
+    assert od["payment_label"] == "Nebius H100 on-demand"
+    # CoreWeave committed: $1.79 for every hour of a 12-month term, one run pays it all
+    cw = rate["gpu_cloud_committed:coreweave"]
+    assert cw["payment_label"] == "CoreWeave H100 committed (12 mo)"
+    # Lambda states no term: costed as a one-month commitment (as the TCO engine does)
+    assert rate["gpu_cloud_committed:lambda"]["payment_label"].endswith("(1 mo, term not stated)")
+    assert cw["cost_usd"] == pytest.approx(256 * 1.79 * 12 * 730, rel=1e-9)
+    # Vast.ai spot $1.52 with reclaims: slower than the same cluster on demand
+    spot = rate["gpu_cloud_spot:vastai"]
+    assert spot["wall_hours"] > od["wall_hours"]
+    assert spot["useful_fraction"] < od["useful_fraction"]
+
+
+def test_aws_h200_and_b200_instances_are_priced_from_the_store(client: TestClient) -> None:
+    body = _plan(client, gpu_types=["H200", "B200"], node_counts=[32],
+                 fabrics=["InfiniBand NDR"], budget_usd_per_month=None, mode="single_run",
+                 deadline_hours=1000,
+                 payments=["aws_on_demand", "aws_reserved_1y", "aws_capacity_block"])
+    by = {(o["gpu"], o["payment"]): o for o in body["options"]}
+    assert set(by) == {(g, p) for g in ("H200", "B200")
+                       for p in ("aws_on_demand", "aws_reserved_1y", "aws_capacity_block")}
+    od = by[("H200", "aws_on_demand")]
+    assert od["fabric"] == "AWS EFA v3"
+    assert "p5en.48xlarge" in od["payment_label"]
+    assert by[("B200", "aws_on_demand")]["fabric"] == "AWS EFA v4"
+    # p5en on-demand $63.296 per instance-hour / 8 GPUs, billed per second
+    billed_h = math.ceil(od["wall_hours"] * 3600 - 1e-6) / 3600
+    assert od["cost_usd"] == pytest.approx(256 * 63.296 / 8 * billed_h, rel=1e-9)
+    # the reserved H200 rate is the store's estimate, and the label says so and which variant
+    ri = by[("H200", "aws_reserved_1y")]
+    assert "standard no upfront" in ri["payment_label"]
+    assert "estimate" in ri["payment_label"]
+    assert ri["cost_usd"] == pytest.approx(256 * 44.3072 / 8 * 12 * 730, rel=1e-9)
+
+
+def test_savings_plans_need_a_request_price(client: TestClient) -> None:
+    base = {"gpu_types": ["H100"], "node_counts": [32], "fabrics": ["InfiniBand NDR"],
+            "payments": ["aws_on_demand", "aws_savings_plan_1y", "aws_savings_plan_3y"],
+            "deadline_hours": 500, "budget_usd_per_month": None, "mode": "year_of_work",
+            "utilization": 0.5}
+    body = _plan(client, **base)
+    assert {o["payment"] for o in body["options"]} == {"aws_on_demand"}
+    assert sum("savings plan" in n and "left out" in n for n in body["notes"]) == 2
+    priced = _plan(client, **base, overrides=[
+        {"payment": "aws_savings_plan_3y", "gpu": "H100", "usd_per_gpu_hour": 3.0}])
+    sp = next(o for o in priced["options"] if o["payment"] == "aws_savings_plan_3y")
+    # a committed $/hour for the whole term, shared at 50% utilization:
+    # 256 GPUs x $3.00 x 3 x 8,760 h x W / (0.5 x 26,280 h) = 256 x 3 x W / 0.5
+    assert sp["fabric"] == "AWS EFA v2"
+    assert sp["cost_usd"] == pytest.approx(256 * 3.0 * sp["wall_hours"] / 0.5, rel=1e-9)
+
+
+def test_seed_case_check_places_the_article_cluster_in_the_plan(client: TestClient) -> None:
+    body = _plan(client, gpu_types=["H100"], node_counts=[16, 32], fabrics=["InfiniBand NDR"],
+                 oversubscription=[1], payments=["buy", "aws_on_demand"], deadline_hours=100,
+                 budget_usd_per_month=None, mode="single_run")
+    seed = body["seed_case"]
+    ours = [o for o in body["options"] if o["gpus"] == 256 and o["fabric"] == "InfiniBand NDR"]
+    best = min(ours, key=lambda o: o["cost_usd"])
+    # the sentence quotes the plan's own cheapest way of paying for the article's cluster
+    assert f"In this plan it is cheapest as {best['payment_label']}" in seed["sentence"]
+    assert f"${best['cost_usd']:,.0f} per run" in seed["sentence"]
+    assert f"rank {best['rank']} of {body['feasible_count']} feasible" in seed["sentence"]
+    # fp8 run: MFU against the bf16 peak (989) restated against the fp8 peak (1,979)
+    assert f"{seed['model_mfu'] * 989 / 1979:.1%} of the dense fp8 peak" in seed["sentence"]
+    assert f"{seed['model_hours']:,.1f} h" in seed["sentence"]
+
+
+def test_network_what_if_tests_the_seed_rules_on_its_own_numbers(client: TestClient) -> None:
+    body = _plan(client, gpu_types=["H100"], node_counts=[32], oversubscription=[1],
+                 fabrics=["InfiniBand NDR", "InfiniBand XDR", "RoCEv2 tuned", "RoCEv2 untuned"],
+                 payments=["buy"], deadline_hours=500, budget_usd_per_month=None)
+    net = body["network"]
+    rows = {f["fabric"]: f for f in net["fabrics"]}
+    ib_rule, xdr_rule = net["rules_of_thumb"]
+    # gain = hours on the slower fabric / hours on the faster one - 1 (same tokens, same goodput)
+    ib = rows["RoCEv2 tuned"]["wall_hours"] / rows["InfiniBand NDR"]["wall_hours"] - 1
+    assert f"InfiniBand NDR {ib:+.1%} throughput over tuned RoCEv2" in ib_rule
+    assert ("not supported" in ib_rule) == (ib < 0.10)  # the seed's claimed 10-15%
+    assert "applies to this 91B model" in ib_rule  # seed-90b counts ~91B parameters
+    xdr = rows["InfiniBand NDR"]["wall_hours"] / rows["InfiniBand XDR"]["wall_hours"] - 1
+    assert f"is {xdr:+.1%} faster than NDR" in xdr_rule
+    assert ("not needed" in xdr_rule) == (xdr < 0.05)
+    # both RoCE and NDR have stored switch prices (SN5600 $45,000, QM9790 $40,000), so the
+    # sentence answers "is InfiniBand worth it?" at those prices
+    assert "At stored switch prices an InfiniBand NDR network costs" in net["sentence"]
+
+
+def test_colocation_uses_the_stored_north_america_rate(client: TestClient) -> None:
+    body = _plan(client, gpu_types=["H100"], node_counts=[32], fabrics=["InfiniBand NDR"],
+                 oversubscription=[1], payments=["colo"], budget_usd_per_month=None,
+                 deadline_hours=500)
+    (o,) = body["options"]
+    assert o["payment"] == "colo"
+    used = {p["name"]: p["amount"] for p in body["prices_used"]}
+    assert used["Colocation, North America primary markets (250-500 kW)"] == 184.06  # CBRE H2 2024
+    detail = client.get(f"/planner/option/{o['id']}", params={
+        "as_of": AS_OF, "gpu_types": "H100", "node_counts": "32", "fabrics": "InfiniBand NDR",
+        "oversubscription": "1", "payments": "colo", "budget_usd_per_month": "",
+        "submitted": "1", "deadline_hours": "500"}, headers=HX)
+    assert detail.status_code == 200
+    # held rate per GPU-hour: 10.2 kW per 8-GPU server = 1.275 kW per GPU x $184.06 / 730 h
+    # = $0.32147, plus staff ($150,000 / 8,760 h / 256 GPUs = $0.06689) -> $0.388
+    assert "<td class=\"num\">0.388</td>" in detail.text

@@ -25,7 +25,7 @@ from app.modelling.planner import (
 )
 from app.modelling.planner.clusters import useful_fraction_with_interruptions
 from app.modelling.planner.payment import Mode
-from app.modelling.throughput import FailureConfig, TrainingConfig, estimate, preset
+from app.modelling.throughput import FailureConfig, TrainingConfig, estimate, goodput, preset
 
 ON_DEMAND = PaymentTerms("od", "on-demand", "H100", 6.88, billing_increment_hours=1.0)
 BLOCK = PaymentTerms("cb", "capacity block", "H100", 4.91625, billing_increment_hours=24.0)
@@ -193,10 +193,16 @@ def test_plan_times_costs_and_pairs(clusters: ClusterArrays) -> None:
 
 def test_spot_interruptions_stretch_the_run(clusters: ClusterArrays) -> None:
     spec = clusters.specs[-1]  # 32 nodes, 256 GPUs
-    hw = useful_fraction_with_interruptions(MODEL, spec, 0.0)
-    advisor = useful_fraction_with_interruptions(MODEL, spec, 0.2 / 730)
-    seed_claim = useful_fraction_with_interruptions(MODEL, spec, 1 / 5)
+    gpus, per_node = np.full(3, 256.0), np.full(3, 8.0)
+    hw, advisor, seed_claim = useful_fraction_with_interruptions(
+        MODEL, gpus, per_node, np.array([0.0, 0.2 / 730, 1 / 5]))
+    assert spec.num_gpus == 256
     assert hw > advisor > seed_claim
+    # one array call gives exactly what the scalar goodput gives per job: 0.2/730 reclaims
+    # per node-hour on 8-GPU nodes adds 0.2/730/8 failures per GPU-hour
+    fail_spot = FailureConfig(failures_per_gpu_hour=FailureConfig().failures_per_gpu_hour
+                              + 0.2 / 730 / 8)
+    assert advisor == goodput(MODEL.total_params, 256, fail_spot).useful_fraction
     # the seed's "preempted every 4-6 hours" per node makes a 32-node job fail every
     # 5 h / 32 = 9.4 minutes: restarts (10 min) alone exceed it, nothing useful is left
     assert seed_claim == 0.0

@@ -1,8 +1,11 @@
-"""Time-vs-cost scatter of every candidate with the Pareto frontier highlighted."""
+"""Planner figures: time-vs-cost scatter of every candidate with the Pareto frontier
+highlighted, and one option's step-time and cost breakdown beside another's."""
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
+from app.planner.schemas import OptionDetail
 from app.planner.service import Computed
 
 MAX_POINTS = 3000  # enough to show the cloud of options; the frontier is always drawn whole
@@ -56,4 +59,49 @@ def time_cost_figure(c: Computed) -> str:
         yaxis_title="Cost per training run (USD)", yaxis_tickprefix="$",
         yaxis_tickformat=",.3s", yaxis_type="log", xaxis_rangemode="tozero",
         legend={"orientation": "h", "y": -0.2})
+    return str(fig.to_json())
+
+
+STEP_PARTS = (("compute_s", "Compute", "#0072B2"),
+              ("tp_comm_exposed_s", "Tensor-parallel comm", "#56B4E9"),
+              ("cp_comm_exposed_s", "Context-parallel comm", "#CC79A7"),
+              ("pipeline_bubble_s", "Pipeline bubble", "#E69F00"),
+              ("pp_comm_s", "Pipeline p2p", "#F0E442"),
+              ("dp_comm_exposed_s", "Data-parallel comm", "#D55E00"),
+              ("optimizer_s", "Optimizer", "#009E73"),
+              ("data_stall_s", "Data stall", "#999999"))
+COST_PARTS = (("upfront_usd", "Upfront / capex share", "#332288"),
+              ("hourly_usd", "Hourly while training", "#44AA99"),
+              ("paid_idle_usd", "Paid but idle", "#DDCC77"),
+              ("busy_energy_usd", "Energy above idle", "#AA4499"))
+
+
+def _short(d: OptionDetail) -> str:
+    o = d.option
+    rank = f"#{o.rank} " if o.rank else ""
+    return f"{rank}{o.gpus} {o.gpu}<br>{o.payment_label[:28]}"
+
+
+def breakdown_figure(details: list[OptionDetail]) -> str:
+    """Step time (seconds per step, left) and cost per run (USD, right) of each option,
+    stacked by part, side by side: where one option's time or money goes against another's.
+    Every option trains the same global batch per step, so step times compare directly."""
+    names = [_short(d) for d in details]
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.2,
+                        subplot_titles=("Step time (s per step)", "Cost per run (USD)"))
+    for key, label, colour in STEP_PARTS:
+        vals = [d.step_seconds.get(key, 0.0) for d in details]
+        if any(v > 0 for v in vals):
+            fig.add_trace(go.Bar(x=names, y=vals, name=label, marker_color=colour,
+                                 legendgroup="step", hovertemplate="%{y:.3f} s"), 1, 1)
+    for key, label, colour in COST_PARTS:
+        vals = [max(d.cost_usd.get(key, 0.0), 0.0) for d in details]
+        if any(v > 0.5 for v in vals):
+            fig.add_trace(go.Bar(x=names, y=vals, name=label, marker_color=colour,
+                                 legendgroup="cost", hovertemplate="$%{y:,.0f}"), 1, 2)
+    fig.update_layout(template="plotly_white", barmode="stack", height=340,
+                      margin={"l": 60, "r": 20, "t": 40, "b": 40},
+                      legend={"orientation": "h", "y": -0.35, "font": {"size": 11}})
+    fig.update_yaxes(title_text="seconds per step", row=1, col=1)
+    fig.update_yaxes(title_text="USD per run", tickprefix="$", tickformat=",.3s", row=1, col=2)
     return str(fig.to_json())

@@ -3,15 +3,15 @@ and GET /planner/option/{id} (one option's breakdown beside the winner, an htmx 
 
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app.db import get_session
+from app.db import DbSession
 from app.errors import AppError, NotFound
 from app.modelling.throughput import PRESETS
-from app.planner.charts import time_cost_figure
+from app.planner.charts import breakdown_figure, time_cost_figure
 from app.planner.schemas import ALL_PAYMENTS, PlanRequest, PlanResponse, gpu_keys, scale_out_fabrics
 from app.planner.service import (
     LABELS,
@@ -32,7 +32,7 @@ BLANK_IS_NONE = ("budget_usd", "budget_usd_per_month", "colo_usd_per_kw_month")
 
 
 @router.post("/plan", response_model=PlanResponse)
-def post_plan(req: PlanRequest, session: Session = Depends(get_session)) -> PlanResponse:
+def post_plan(req: PlanRequest, session: Session = DbSession) -> PlanResponse:
     """Cheapest cluster and way of paying that trains `total_tokens` by the deadline within
     the budget: ranked options, the time-vs-cost frontier and why the winner wins."""
     return make_plan(session, req)
@@ -79,7 +79,7 @@ def _errors(exc: ValidationError) -> dict[str, str]:
 
 
 @pages.get("/planner", response_class=HTMLResponse)
-def planner_page(request: Request, session: Session = Depends(get_session)) -> Response:
+def planner_page(request: Request, session: Session = DbSession) -> Response:
     raw, data = _form_input(request)
     form = {**_defaults(), **raw}
     for name in LIST_FIELDS:
@@ -89,7 +89,12 @@ def planner_page(request: Request, session: Session = Depends(get_session)) -> R
     status = 200
     try:
         computed = compute_plan(session, PlanRequest.model_validate(data))
-        context.update(result=respond(session, computed), chart_json=time_cost_figure(computed))
+        result = respond(session, computed)
+        context.update(result=result, chart_json=time_cost_figure(computed))
+        e = result.explanation
+        if e is not None:
+            context["breakdown_json"] = breakdown_figure(
+                [e.winner, e.runner_up] if e.runner_up else [e.winner])
     except ValidationError as exc:
         context["errors"], status = _errors(exc), 422
     except AppError as exc:
@@ -103,7 +108,7 @@ def planner_page(request: Request, session: Session = Depends(get_session)) -> R
 
 @pages.get("/planner/option/{option_id}", response_class=HTMLResponse)
 def planner_option(option_id: int, request: Request,
-                   session: Session = Depends(get_session)) -> Response:
+                   session: Session = DbSession) -> Response:
     """One option's step-time and cost breakdown beside the winner's (or the runner-up's,
     when the option is the winner)."""
     _, data = _form_input(request)
@@ -121,6 +126,7 @@ def planner_option(option_id: int, request: Request,
     other = int(pool[0]) if len(pool) else None
     if other == option_id:
         other = runner_up(p, option_id)
-    context = {"a": option_detail(computed, option_id),
-               "b": option_detail(computed, other) if other is not None else None}
+    a = option_detail(computed, option_id)
+    b = option_detail(computed, other) if other is not None else None
+    context = {"a": a, "b": b, "breakdown_json": breakdown_figure([a, b] if b else [a])}
     return templates.TemplateResponse(request, "planner_option.html", context)

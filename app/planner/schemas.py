@@ -9,10 +9,13 @@ from app.hardware.catalog import load_fabrics, load_gpus
 from app.modelling.throughput import PRESETS
 
 PaymentKey = Literal["buy", "colo", "aws_on_demand", "aws_reserved_1y", "aws_reserved_3y",
-                     "aws_capacity_block", "aws_spot", "gpu_cloud"]
+                     "aws_savings_plan_1y", "aws_savings_plan_3y", "aws_capacity_block",
+                     "aws_spot", "gpu_cloud", "gpu_cloud_committed", "gpu_cloud_spot"]
 ALL_PAYMENTS: tuple[PaymentKey, ...] = ("buy", "colo", "aws_on_demand", "aws_reserved_1y",
-                                        "aws_reserved_3y", "aws_capacity_block", "aws_spot",
-                                        "gpu_cloud")
+                                        "aws_reserved_3y", "aws_savings_plan_1y",
+                                        "aws_savings_plan_3y", "aws_capacity_block",
+                                        "aws_spot", "gpu_cloud", "gpu_cloud_committed",
+                                        "gpu_cloud_spot")
 SCALE_OUT_KINDS = {"infiniband", "roce", "ethernet"}  # a buyer can build these itself
 
 # Seed 001, "Case Study": 90B parameters, 48-hour window, $500K/month, 256 H100 (32 nodes),
@@ -85,7 +88,7 @@ class PlanRequest(BaseModel):
     oversubscription: list[float] = Field(default_factory=lambda: [1.0, 2.0], min_length=1,
                                           max_length=4)
     payments: list[PaymentKey] = Field(default_factory=lambda: list(ALL_PAYMENTS),
-                                       min_length=1, max_length=8)
+                                       min_length=1, max_length=len(ALL_PAYMENTS))
     owned_life_months: int = Field(36, ge=6, le=120, description="Depreciation life")
     resale_fraction: float = Field(0.0, ge=0, le=0.9,
                                    description="Resale value of GPUs and servers at end of life")
@@ -233,6 +236,8 @@ class NetworkWhatIf(BaseModel):
     baseline: str
     fabrics: list[FabricValueOut]
     sentence: str
+    rules_of_thumb: list[str] = Field(
+        default_factory=list, description="The seeds' network rules tested on this cluster")
 
 
 class SeedCaseCheck(BaseModel):

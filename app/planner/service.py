@@ -15,7 +15,7 @@ import numpy as np
 from sqlalchemy.orm import Session
 
 from app.errors import AppError, InvalidInput
-from app.hardware.catalog import fabric, gpu
+from app.hardware.catalog import fabric, gpu, load_fabrics
 from app.modelling.finance.money import HOURS_PER_MONTH, HOURS_PER_YEAR
 from app.modelling.finance.network import NetworkDesign, network_bill
 from app.modelling.planner import (
@@ -58,8 +58,9 @@ from app.planner.schemas import (
     SeedCaseCheck,
     gpu_keys,
 )
-from app.pricing.models import PriceKind, PricePoint, PurchaseOption
-from app.pricing.service import require_price
+from app.pricing.models import OfferingClass, PriceKind, PricePoint, PriceUnit, PurchaseOption
+from app.pricing.repository import prices_as_of
+from app.pricing.service import as_of_instant, effective_hourly, require_price
 from app.tco.defaults import GPUS_PER_NODE, NICS_PER_NODE
 
 SECONDS_PER_HOUR = 3600.0
@@ -73,10 +74,13 @@ class AwsInstance:
     nic_gbits_per_s: float
 
 
-# AWS instance pages: p5.48xlarge 3,200 Gbps EFA (32 x 100 Gb/s EFAv2); p4d.24xlarge 400 Gbps
-# EFA (4 x 100 Gb/s, first-generation EFA, modelled with the EFA v2 efficiency: no v1 row).
+# AWS instance pages: p5.48xlarge 3,200 Gbps EFA (32 x 100 Gb/s EFAv2); p5en.48xlarge 3,200
+# Gbps EFAv3 (16 x 200 Gb/s); p6-b200.48xlarge 3,200 Gbps EFAv4 (8 x 400 Gb/s); p4d.24xlarge
+# 400 Gbps EFA (4 x 100 Gb/s, first-generation EFA, modelled with the EFA v2 efficiency).
 AWS_INSTANCES: dict[str, AwsInstance] = {
     "H100": AwsInstance("p5.48xlarge", "AWS EFA v2", 32, 100.0),
+    "H200": AwsInstance("p5en.48xlarge", "AWS EFA v3", 16, 200.0),
+    "B200": AwsInstance("p6-b200.48xlarge", "AWS EFA v4", 8, 400.0),
     "A100": AwsInstance("p4d.24xlarge", "AWS EFA v2", 4, 100.0),
 }
 # Spot reclaims per node-hour. AWS Spot Instance Advisor publishes a "frequency of
@@ -95,9 +99,20 @@ STAFF_NODES_PER_FTE = 64  # as app.tco.service: one operations engineer per 64 n
 LABELS = {
     "buy": "Buy (owned facility)", "colo": "Buy and colocate",
     "aws_on_demand": "AWS on-demand", "aws_reserved_1y": "AWS reserved 1y",
-    "aws_reserved_3y": "AWS reserved 3y", "aws_capacity_block": "AWS capacity block",
-    "aws_spot": "AWS spot", "gpu_cloud": "GPU cloud on-demand",
+    "aws_reserved_3y": "AWS reserved 3y", "aws_savings_plan_1y": "AWS compute savings plan 1y",
+    "aws_savings_plan_3y": "AWS compute savings plan 3y",
+    "aws_capacity_block": "AWS capacity block", "aws_spot": "AWS spot",
+    "gpu_cloud": "GPU cloud on-demand", "gpu_cloud_committed": "GPU cloud committed",
+    "gpu_cloud_spot": "GPU cloud spot",
 }
+TERM_MONTHS = {"aws_reserved_1y": 12, "aws_reserved_3y": 36, "aws_savings_plan_1y": 12,
+               "aws_savings_plan_3y": 36}
+GPU_CLOUD_OPTIONS = {"gpu_cloud": PurchaseOption.on_demand,
+                     "gpu_cloud_committed": PurchaseOption.committed,
+                     "gpu_cloud_spot": PurchaseOption.spot}
+# GPU clouds sell H100/H200/B200 clusters on 400 Gb/s InfiniBand (ConnectX-7 NDR; DGX B200
+# also ships ConnectX-7): modelled as NDR, non-blocking.
+GPU_CLOUD_FABRIC = "InfiniBand NDR"
 
 
 class _Prices:
@@ -114,6 +129,44 @@ class _Prices:
             return None
         self.used[point.id] = point
         return point
+
+    def all(self, **filters: object) -> list[PricePoint]:
+        """Every point in force for the filters (e.g. each reserved variant, each provider)."""
+        return list(prices_as_of(self.session, as_of_instant(self.as_of), filters))
+
+    def mark_used(self, point: PricePoint) -> None:
+        self.used[point.id] = point
+
+
+def _effective_per_gpu_hour(p: PricePoint, term_months: int) -> float:
+    """Hourly rate with the upfront fee spread over the term (AWS's "effective hourly"),
+    per GPU: the one figure that ranks all-, partial- and no-upfront variants."""
+    return effective_hourly(float(p.amount), float(p.upfront_usd or 0),
+                            term_months) / (p.item.gpu_count or GPUS_PER_NODE)
+
+
+def cheapest_variant(points: list[PricePoint], term_months: int) -> PricePoint | None:
+    """Of a reservation's variants (payment option x offering class; a real `prices sync
+    aws` stores all 12), the cheapest effective hourly per GPU; ties go to standard before
+    convertible, then all/no/partial upfront in name order, so the choice is deterministic."""
+    if not points:
+        return None
+    def key(p: PricePoint) -> tuple[float, bool, str, str]:
+        return (round(_effective_per_gpu_hour(p, term_months), 10),
+                p.item.offering_class == OfferingClass.convertible,
+                str(p.item.payment_option or ""), p.item.name)
+    return min(points, key=key)
+
+
+def _variant(p: PricePoint) -> str:
+    parts = [str(x.value).replace("_", " ") for x in (p.item.offering_class,
+                                                      p.item.payment_option) if x]
+    return " ".join(parts)
+
+
+def _estimate(p: PricePoint) -> str:
+    return ", estimate" if p.source.name.lower().startswith("estimate") \
+        or "estimate" in p.item.name.lower() else ""
 
 
 @dataclass(frozen=True)
@@ -160,34 +213,68 @@ def _owned_terms(req: PlanRequest, key: str, o: OwnedInputs, colo_usd_per_kw_mon
 
 
 def _aws_terms(prices: _Prices, req: PlanRequest, key: str, pay: str) -> PaymentTerms | None:
+    """An AWS way of paying for the GPU's instance type. Reservations and savings plans: the
+    cheapest effective hourly of the stored variants (cheapest_variant), named in the label;
+    a commitment is billed every hour of its term, its upfront fee once per term."""
     inst = AWS_INSTANCES.get(key)
     if inst is None:
         return None
     base = {"kind": PriceKind.cloud_instance, "provider": "aws", "region": req.region,
             "gpu_model": key, "instance_type": inst.instance_type}
     fkey = f"aws:{inst.instance_type}"
-    label = f"{LABELS[pay]} ({inst.instance_type})"
-    option = {"aws_on_demand": PurchaseOption.on_demand,
-              "aws_reserved_1y": PurchaseOption.reserved,
-              "aws_reserved_3y": PurchaseOption.reserved,
-              "aws_capacity_block": PurchaseOption.capacity_block}.get(pay)
+    label = f"{LABELS[pay]} ({inst.instance_type}"
+    if pay in TERM_MONTHS:
+        months = TERM_MONTHS[pay]
+        option = PurchaseOption.reserved if pay.startswith("aws_reserved") \
+            else PurchaseOption.compute_savings_plan
+        p = cheapest_variant(prices.all(**base, purchase_option=option, term_months=months),
+                             months)
+        if p is None:
+            return None
+        prices.mark_used(p)
+        variant = _variant(p)
+        label += (f", {variant}, cheapest effective hourly" if variant else "") + _estimate(p)
+        upfront = float(p.upfront_usd or 0) / (p.item.gpu_count or GPUS_PER_NODE)
+        return PaymentTerms(pay, label + ")", key, _per_gpu(p), upfront,
+                            months * HOURS_PER_MONTH, 1.0, fabric_key=fkey)
     if pay == "aws_spot":
         p = prices.get("payments", **{**base, "kind": PriceKind.spot})
-    elif option == PurchaseOption.reserved:
-        months = 12 if pay == "aws_reserved_1y" else 36
-        p = prices.get("payments", **base, purchase_option=option, term_months=months)
     else:
+        option = PurchaseOption.capacity_block if pay == "aws_capacity_block" \
+            else PurchaseOption.on_demand
         p = prices.get("payments", **base, purchase_option=option)
     if p is None:
         return None
-    rate = _per_gpu(p)
-    if option == PurchaseOption.reserved:
-        upfront = float(p.upfront_usd or 0) / (p.item.gpu_count or GPUS_PER_NODE)
-        return PaymentTerms(pay, label, key, rate, upfront, months * HOURS_PER_MONTH, 1.0,
-                            fabric_key=fkey)
     inc = CAPACITY_BLOCK_HOURS if pay == "aws_capacity_block" else PER_SECOND_HOURS
     spot = _spot_rate(req) if pay == "aws_spot" else 0.0
-    return PaymentTerms(pay, label, key, rate, 0.0, 0.0, inc, spot, fabric_key=fkey)
+    return PaymentTerms(pay, label + _estimate(p) + ")", key, _per_gpu(p), 0.0, 0.0, inc, spot,
+                        fabric_key=fkey)
+
+
+def _gpu_cloud_terms(prices: _Prices, req: PlanRequest, key: str, pay: str
+                     ) -> list[PaymentTerms]:
+    """One payment per provider with a stored row for this GPU and purchase option, labelled
+    by provider. Committed: every hour of the stated term is paid (a row without a term is
+    costed as a 1-month commitment, as the TCO engine does); spot: reclaims at
+    spot_interruption_per_node_hour (default: AWS Spot Advisor's top band, see above)."""
+    out = []
+    points = prices.all(kind=PriceKind.gpu_cloud, gpu_model=key,
+                        purchase_option=GPU_CLOUD_OPTIONS[pay])
+    for p in sorted(points, key=lambda q: (q.item.provider or "", q.item.item_key)):
+        prices.mark_used(p)
+        provider = p.item.provider or "gpu cloud"
+        rate = float(p.amount) if p.item.unit == PriceUnit.usd_per_gpu_hour else _per_gpu(p)
+        label = p.item.name  # the store's own name spells the provider ("Vast.ai H100 spot")
+        months, spot = 0, 0.0
+        if pay == "gpu_cloud_committed":
+            months = p.item.term_months or 1
+            label += f" ({months} mo" + (")" if p.item.term_months else ", term not stated)")
+        elif pay == "gpu_cloud_spot":
+            spot = _spot_rate(req)
+        out.append(PaymentTerms(f"{pay}:{provider}", label, key, rate, 0.0,
+                                months * HOURS_PER_MONTH, 1.0 if months else PER_SECOND_HOURS,
+                                spot, fabric_key=GPU_CLOUD_FABRIC))
+    return out
 
 
 def _spot_rate(req: PlanRequest) -> float:
@@ -211,9 +298,8 @@ def _from_override(req: PlanRequest, key: str, o: PaymentOverride) -> PaymentTer
     fkey = f"aws:{inst.instance_type}" if inst and pay.startswith("aws_") else None
     up = o.upfront_usd_per_gpu or 0.0
     label = LABELS[pay] + " (request price)"
-    if pay in ("aws_reserved_1y", "aws_reserved_3y"):
-        months = 12 if pay == "aws_reserved_1y" else 36
-        return PaymentTerms(pay, label, key, rate, up, months * HOURS_PER_MONTH, 1.0,
+    if pay in TERM_MONTHS:
+        return PaymentTerms(pay, label, key, rate, up, TERM_MONTHS[pay] * HOURS_PER_MONTH, 1.0,
                             fabric_key=fkey)
     if pay in ("buy", "colo"):
         if o.upfront_usd_per_gpu is None:
@@ -222,53 +308,57 @@ def _from_override(req: PlanRequest, key: str, o: PaymentOverride) -> PaymentTer
                             owned=True)
     inc = CAPACITY_BLOCK_HOURS if pay == "aws_capacity_block" else PER_SECOND_HOURS
     spot = _spot_rate(req) if pay == "aws_spot" else 0.0
-    if pay == "gpu_cloud":
-        fkey = "InfiniBand NDR"  # H100/H200 GPU clouds sell NDR InfiniBand clusters
+    if pay.startswith("gpu_cloud"):
+        fkey = GPU_CLOUD_FABRIC
+        spot = _spot_rate(req) if pay == "gpu_cloud_spot" else 0.0
+        if pay == "gpu_cloud_committed":  # a request price without a term: one month
+            return PaymentTerms(pay, label, key, rate, up, HOURS_PER_MONTH, 1.0,
+                                fabric_key=fkey)
     return PaymentTerms(pay, label, key, rate, up, 0.0, inc, spot, fabric_key=fkey)
 
 
+def _with_override(t: PaymentTerms, o: PaymentOverride) -> PaymentTerms:
+    return replace(t, label=t.label + " (request price)",
+                   usd_per_gpu_hour=o.usd_per_gpu_hour
+                   if o.usd_per_gpu_hour is not None else t.usd_per_gpu_hour,
+                   upfront_usd_per_gpu=o.upfront_usd_per_gpu
+                   if o.upfront_usd_per_gpu is not None else t.upfront_usd_per_gpu)
+
+
 def build_payments(prices: _Prices, req: PlanRequest) -> tuple[list[PaymentTerms], list[str]]:
-    """PaymentTerms per (requested payment x GPU type), request overrides applied."""
+    """PaymentTerms per (requested payment x GPU type; GPU clouds per provider), request
+    overrides applied (to every provider's row of that payment)."""
     terms: list[PaymentTerms] = []
     notes: list[str] = []
     overrides = {(o.payment, o.gpu): o for o in req.overrides}
     colo_fee = req.colo_usd_per_kw_month
     if "colo" in req.payments and colo_fee is None:
-        p = prices.get("colo_usd_per_kw_month", kind=PriceKind.colocation)
+        p = prices.get("colo_usd_per_kw_month", kind=PriceKind.colocation, region="us")
         colo_fee = float(p.amount) if p else None
     for key in req.gpu_types:
         owned = _owned_inputs(prices, key) if {"buy", "colo"} & set(req.payments) else None
         for pay in req.payments:
-            t: PaymentTerms | None = None
+            found: list[PaymentTerms] = []
             if pay == "buy" and owned:
-                t = _owned_terms(req, key, owned, None)
+                found = [_owned_terms(req, key, owned, None)]
             elif pay == "colo" and owned and colo_fee is not None:
-                t = _owned_terms(req, key, owned, colo_fee)
+                found = [_owned_terms(req, key, owned, colo_fee)]
             elif pay.startswith("aws_"):
                 t = _aws_terms(prices, req, key, pay)
-            elif pay == "gpu_cloud":
-                p = prices.get("payments", kind=PriceKind.gpu_cloud, gpu_model=key,
-                               purchase_option=PurchaseOption.on_demand)
-                if p is not None:
-                    t = PaymentTerms(pay, f"{LABELS[pay]} ({p.item.provider})", key,
-                                     float(p.amount), 0.0, 0.0, PER_SECOND_HOURS,
-                                     fabric_key="InfiniBand NDR")
+                found = [t] if t else []
+            elif pay in GPU_CLOUD_OPTIONS:
+                found = _gpu_cloud_terms(prices, req, key, pay)
             o = overrides.get((pay, key))
             if o is not None:
-                if t is None:
-                    t = _from_override(req, key, o)
+                if found:
+                    found = [_with_override(t, o) for t in found]
                 else:
-                    t = replace(t, label=t.label + " (request price)",
-                                usd_per_gpu_hour=o.usd_per_gpu_hour
-                                if o.usd_per_gpu_hour is not None else t.usd_per_gpu_hour,
-                                upfront_usd_per_gpu=o.upfront_usd_per_gpu
-                                if o.upfront_usd_per_gpu is not None
-                                else t.upfront_usd_per_gpu)
-            if t is None:
+                    t = _from_override(req, key, o)
+                    found = [t] if t else []
+            if not found:
                 notes.append(f"{LABELS[pay]} for {key}: no price as of {prices.as_of} "
                              f"({_missing_hint(pay, key)}); left out")
-            else:
-                terms.append(t)
+            terms += found
     return terms, notes
 
 
@@ -277,6 +367,9 @@ def _missing_hint(pay: str, key: str) -> str:
         return f"no AWS instance with {key} is modelled"
     if pay == "colo":
         return "give colo_usd_per_kw_month"
+    if pay.startswith("aws_savings_plan"):
+        return ("the snapshot has no savings-plan rate (AWS publishes them in its separate "
+                "Savings Plans price list): give one in overrides")
     return "give one in overrides"
 
 
@@ -288,9 +381,15 @@ def build_clusters(prices: _Prices, req: PlanRequest, payments: list[PaymentTerm
     kit = prices.get("fabrics", kind=PriceKind.equipment, category="node_network_kit")
     ib_switch = prices.get("fabrics", kind=PriceKind.equipment, category="ib_switch")
     staff = prices.get("payments", kind=PriceKind.staff, region="us")
+    eth_switch = prices.get("fabrics", kind=PriceKind.equipment, category="eth_switch")
     switch_usd = dict(req.switch_usd)
     if ib_switch is not None:  # the stored switch is the Quantum-2 NDR QM9790
         switch_usd.setdefault("InfiniBand NDR", float(ib_switch.amount))
+    if eth_switch is not None:  # the stored one is a Spectrum-4 SN5600 (64 x 800GbE, 128 x
+        # 400GbE with splitters): priced for every RoCE/Ethernet fabric, a 100G build included
+        for name, f in load_fabrics().items():
+            if f.kind in ("roce", "ethernet"):
+                switch_usd.setdefault(name, float(eth_switch.amount))
     owned_wanted = any(p.owned for p in payments)
     unpriced = [f for f in req.fabrics if f not in switch_usd]
     if owned_wanted and unpriced:
@@ -593,9 +692,67 @@ def network_what_if(session: Session, c: Computed) -> NetworkWhatIf | None:
                 f"{abs(best.hours_saved_per_run):,.2f} h per run against {base_name}; at equal "
                 f"network prices it is worth up to ${best.worth_up_to - best.price_now:,.0f} "
                 f"more network capex over the cluster's life.")
+    stored = {s.scale_out.name: s.network_capex_usd for s in p.clusters.specs
+              if s.gpu_key == spec.gpu_key and s.nodes == spec.nodes and not s.cloud_only
+              and s.oversubscription == 1.0 and np.isfinite(s.network_capex_usd)}
+    for v in ib:
+        if v.fabric in stored and base_name in stored:
+            premium = stored[v.fabric] - stored[base_name]
+            worth = v.worth_up_to - v.price_now
+            sentence += (f" At stored switch prices an {v.fabric} network costs "
+                         f"${stored[v.fabric]:,.0f} against ${stored[base_name]:,.0f} for "
+                         f"{base_name} ({'a premium of' if premium >= 0 else 'a saving of'} "
+                         f"${abs(premium):,.0f}), so it "
+                         f"{'is' if worth >= premium else 'is not'} worth it for this run.")
     return NetworkWhatIf(cluster=f"{spec.nodes}x{GPUS_PER_NODE} {spec.gpu_key}",
                          payment=terms.label, baseline=base_name, fabrics=rows,
-                         sentence=sentence)
+                         sentence=sentence,
+                         rules_of_thumb=rules_of_thumb(c.model.total_params, rows))
+
+
+# Seed 001: "Use InfiniBand for anything over 30B parameters ... RoCEv2 for smaller models";
+# "The 10-15% throughput gain" of InfiniBand over RoCEv2; "over 70B ... at least 800Gbps per
+# GPU". A rule counts as supported when the model finds at least the claimed gain (10% for
+# InfiniBand; for 800 Gb/s the seed claims no figure: 5% is taken as worth a faster fabric).
+IB_RULE_PARAMS, IB_RULE_GAIN = 30e9, 0.10
+XDR_RULE_PARAMS, XDR_RULE_GAIN = 70e9, 0.05
+
+
+def _gain(rows: dict[str, FabricValueOut], better: str, base: str) -> float | None:
+    """Throughput gain of one fabric over another on the same cluster: hours_base / hours - 1
+    (same tokens, same goodput model, so the ratio of run times is the ratio of speeds)."""
+    if better not in rows or base not in rows or rows[better].wall_hours <= 0:
+        return None
+    return rows[base].wall_hours / rows[better].wall_hours - 1.0
+
+
+def rules_of_thumb(total_params: float, fabrics: list[FabricValueOut]) -> list[str]:
+    """The seeds' network rules tested on the what-if's own cluster and run."""
+    rows = {f.fabric: f for f in fabrics}
+    size = f"{total_params / 1e9:,.0f}B"
+    out = []
+    ib = _gain(rows, "InfiniBand NDR", "RoCEv2 tuned")
+    if ib is not None:
+        applies = "applies" if total_params > IB_RULE_PARAMS else "does not apply"
+        verdict = "supported" if ib >= IB_RULE_GAIN else "not supported"
+        text = (f"Seed rule \"InfiniBand above 30B parameters, a 10-15% gain over RoCEv2\" "
+                f"({applies} to this {size} model): the model gives InfiniBand NDR "
+                f"{ib:+.1%} throughput over tuned RoCEv2 here, so the claimed gain is {verdict}")
+        lossy = _gain(rows, "RoCEv2 tuned", "RoCEv2 untuned")
+        if lossy is not None:
+            text += (f"; what matters more is tuning: tuned RoCEv2 is {lossy:+.1%} faster than "
+                     "untuned (lossy) RoCEv2")
+        out.append(text + ".")
+    xdr = _gain(rows, "InfiniBand XDR", "InfiniBand NDR")
+    if xdr is not None:
+        applies = "applies" if total_params > XDR_RULE_PARAMS else "does not apply"
+        verdict = "worth it" if xdr >= XDR_RULE_GAIN else "not needed"
+        saved_h = rows["InfiniBand NDR"].wall_hours - rows["InfiniBand XDR"].wall_hours
+        out.append(f"Seed rule \"at least 800 Gb/s per GPU above 70B parameters\" ({applies} "
+                   f"to this {size} model): XDR (800 Gb/s per GPU) is {xdr:+.1%} faster than "
+                   f"NDR (400 Gb/s) here, {saved_h:,.2f} h "
+                   f"per run, so by a {XDR_RULE_GAIN:.0%} bar 800 Gb/s is {verdict}.")
+    return out
 
 
 # Seed 001 "Case Study": 32 nodes x 8 H100 SXM, NDR400, "tensor (8) x data (32)",
@@ -626,16 +783,43 @@ def seed_case_check(c: Computed) -> SeedCaseCheck | None:
         + f", micro-batch {lay.microbatch}"
     hours = best.time_to_train_s / SECONDS_PER_HOUR
     fits = "fits" if theirs.fits else theirs.reason
+    fp8 = (f" = {best.mfu * g.peak_bf16_tflops / g.peak_fp8_tflops:.1%} of the dense fp8 "
+           "peak" if c.request.precision == "fp8" and g.peak_fp8_tflops > 0 else "")
     sentence = (f"The article's 256 H100 on NDR400 is claimed to train in 41 h at 45.2% of "
                 f"peak; for {c.request.total_tokens / 1e9:,.3g}B tokens in "
                 f"{c.request.precision} the model says {hours:,.1f} h at "
-                f"{best.mfu:.1%} MFU (of dense bf16 peak) with {layout}. The article's own "
-                f"layout, TP8 x DP32, {fits}.")
+                f"{best.mfu:.1%} MFU (of dense bf16 peak{fp8}) with {layout}. The article's "
+                f"own layout, TP8 x DP32, {fits}. {_seed_cluster_in_plan(c)}")
     return SeedCaseCheck(claimed_hours=SEED_CLAIMED_HOURS,
                          claimed_peak_fraction=SEED_CLAIMED_PEAK_FRACTION,
                          claimed_layout="TP8 DP32", model_hours=hours, model_mfu=best.mfu,
                          model_layout=layout, claimed_layout_fits=theirs.fits,
                          claimed_layout_reason=theirs.reason, sentence=sentence)
+
+
+def _seed_cluster_in_plan(c: Computed) -> str:
+    """Where the article's own cluster (32 x 8 H100, NDR, non-blocking) lands in this plan:
+    its cheapest way of paying, and its rank against the cheapest feasible option."""
+    p = c.plan
+    mine = [k for k in range(len(p)) if np.isfinite(p.cost.total_usd[k])
+            and (s := p.clusters.specs[int(p.cluster_idx[k])]).gpu_key == "H100"
+            and s.nodes == 32 and s.scale_out.name == "InfiniBand NDR"
+            and s.oversubscription == 1.0]
+    if not mine:
+        return "That cluster is not in this search (it needs H100, 32 nodes and NDR)."
+    k = min(mine, key=lambda i: float(p.cost.total_usd[i]))
+    o = option_out(c, k)
+    text = (f"In this plan it is cheapest as {o.payment_label}: {o.wall_hours:,.1f} h and "
+            f"${o.cost_usd:,.0f} per run (${o.usd_per_1b_tokens:,.0f} per 1B tokens)")
+    if o.rank is not None:
+        text += f", rank {o.rank} of {len(p.ranked)} feasible"
+    else:
+        text += (", which misses the " + ("deadline" if not o.meets_deadline else "budget"))
+    if len(p.ranked) and int(p.ranked[0]) != k:
+        w = option_out(c, int(p.ranked[0]))
+        text += (f"; the cheapest feasible option, {w.gpus} {w.gpu} on {w.fabric} "
+                 f"({w.payment_label}), costs ${w.cost_usd:,.0f}")
+    return text + "."
 
 
 def _used(point: PricePoint) -> PriceUsed:

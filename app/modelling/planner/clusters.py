@@ -10,7 +10,7 @@ evaluate_layouts, which is what the search itself does per cluster.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -24,8 +24,8 @@ from app.modelling.throughput import (
     ModelShape,
     TrainingConfig,
     evaluate_layouts,
-    goodput,
 )
+from app.modelling.throughput.failures import useful_fractions
 from app.modelling.throughput.layouts import enumerate_layouts
 
 FloatArray = npt.NDArray[np.float64]
@@ -114,7 +114,7 @@ def evaluate_clusters(m: ModelShape, tr: TrainingConfig, specs: list[ClusterSpec
     fail = failures or FailureConfig()
     n = len(specs)
     fits = np.zeros(n, dtype=np.bool_)
-    tps, step, mfu, useful = (np.zeros(n) for _ in range(4))
+    tps, step, mfu = (np.zeros(n) for _ in range(3))
     lay = {k: np.zeros(n, dtype=np.int64) for k in LAYOUT_FIELDS}
     steps = {k: np.zeros(n) for k in STEP_FIELDS}
     reasons = [""] * n
@@ -158,7 +158,9 @@ def evaluate_clusters(m: ModelShape, tr: TrainingConfig, specs: list[ClusterSpec
         steps["pipeline_bubble_s"][i] = res.bubble_s[j]
         for k in ("pp_comm_s", "dp_comm_exposed_s", "optimizer_s", "data_stall_s"):
             steps[k][i] = getattr(res, k)[j]
-        useful[i] = goodput(m.total_params, spec.num_gpus, fail).useful_fraction
+    gpus = np.array([s.num_gpus for s in specs], dtype=np.float64)
+    useful = np.where(fits, useful_fractions(m.total_params, np.maximum(gpus, 1.0),
+                                             fail.failures_per_gpu_hour, fail), 0.0)
     notes: tuple[str, ...] = ()
     if top_k_reuse:
         notes = (f"layout search shortcut: fabric/oversubscription variants re-evaluate the "
@@ -171,13 +173,13 @@ def _take(lay: Layouts, idx: IntArray) -> Layouts:
     return Layouts(*(getattr(lay, k)[idx] for k in LAYOUT_FIELDS))
 
 
-def useful_fraction_with_interruptions(m: ModelShape, spec: ClusterSpec,
-                                       interruption_per_node_hour: float,
-                                       failures: FailureConfig | None = None) -> float:
-    """Goodput when spot reclaims add to hardware failures: the job's failure rate is
-    hardware (per GPU-hour x GPUs) + interruptions (per node-hour x nodes); the throughput
-    model's Young/Daly checkpoint model (failures.py) does the rest."""
+def useful_fraction_with_interruptions(m: ModelShape, gpus: FloatArray,
+                                       gpus_per_node: FloatArray,
+                                       interruption_per_node_hour: FloatArray,
+                                       failures: FailureConfig | None = None) -> FloatArray:
+    """Goodput when spot reclaims add to hardware failures, for many jobs in one call: the
+    job's failure rate is hardware (per GPU-hour x GPUs) + interruptions (per node-hour x
+    nodes); the throughput model's Young/Daly checkpoint model (failures.py) does the rest."""
     fail = failures or FailureConfig()
-    extra = interruption_per_node_hour / spec.gpus_per_node
-    cfg = replace(fail, failures_per_gpu_hour=fail.failures_per_gpu_hour + extra)
-    return goodput(m.total_params, spec.num_gpus, cfg).useful_fraction
+    rate = fail.failures_per_gpu_hour + interruption_per_node_hour / gpus_per_node
+    return useful_fractions(m.total_params, gpus, rate, fail)

@@ -154,16 +154,14 @@ def pareto_front(hours: FloatArray, cost: FloatArray) -> IntArray:
 def _useful(m: ModelShape, clusters: ClusterArrays, payments: tuple[PaymentTerms, ...],
             ci: IntArray, pi: IntArray, failures: FailureConfig | None) -> FloatArray:
     """Hardware goodput per cluster, replaced by the spot-inclusive one where the payment is
-    interruptible (computed once per distinct cluster x interruption rate)."""
+    interruptible (one vectorised call over those candidates)."""
     useful = clusters.hardware_useful_fraction[ci].copy()
-    rates = np.array([p.interruption_per_node_hour for p in payments])[pi]
-    cache: dict[tuple[int, float], float] = {}
-    for k in np.flatnonzero((rates > 0) & clusters.fits[ci]):
-        key = (int(ci[k]), float(rates[k]))
-        if key not in cache:
-            cache[key] = useful_fraction_with_interruptions(
-                m, clusters.specs[key[0]], key[1], failures)
-        useful[k] = cache[key]
+    rates = np.array([p.interruption_per_node_hour for p in payments], dtype=np.float64)[pi]
+    k = np.flatnonzero((rates > 0) & clusters.fits[ci])
+    if len(k):
+        per_node = np.array([s.gpus_per_node for s in clusters.specs], dtype=np.float64)
+        useful[k] = useful_fraction_with_interruptions(
+            m, clusters.gpus[ci[k]], per_node[ci[k]], rates[k], failures)
     return useful
 
 

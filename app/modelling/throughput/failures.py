@@ -12,6 +12,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+
 LLAMA3_FAILURES_PER_GPU_HOUR = 419.0 / (16384 * 54 * 24)
 
 # Checkpoint = bf16 weights (2) + fp32 master, m, v (12) bytes/parameter (Megatron format).
@@ -61,6 +66,34 @@ def lost_fraction(interval_s: float, delta_s: float, restart_s: float, mtbf_s: f
     """First-order waste: checkpoint overhead delta/tau plus, per failure, half an interval
     of lost work and the restart: (tau/2 + R)/M (Young 1974; Daly 2006 eq. 10)."""
     return delta_s / interval_s + (interval_s / 2.0 + restart_s) / mtbf_s
+
+
+def useful_fractions(total_params: float, num_gpus: npt.ArrayLike,
+                     failures_per_gpu_hour: npt.ArrayLike, cfg: FailureConfig) -> FloatArray:
+    """goodput(...).useful_fraction for many jobs at once (arrays broadcast together): the
+    same formulas in numpy (goodput keeps the plain scalar code: it is ~50x faster per call),
+    so a planner can cost thousands of clusters in one call; a test holds the two equal.
+    failures_per_gpu_hour replaces cfg's rate (e.g. hardware failures plus spot reclaims)."""
+    gpus = np.asarray(num_gpus, dtype=np.float64)
+    rate = np.asarray(failures_per_gpu_hour, dtype=np.float64)
+    if np.any(gpus <= 0):
+        raise ValueError("need at least one GPU")
+    mtbf = 3600.0 / (rate * gpus)
+    ckpt = total_params * CHECKPOINT_BYTES_PER_PARAM
+    write = np.full(np.broadcast(gpus, rate).shape, ckpt / (cfg.storage_write_gbytes_per_s * 1e9))
+    if cfg.async_checkpoint:
+        blocking = np.broadcast_to(ckpt / gpus / (SNAPSHOT_GBYTES_PER_S_PER_GPU * 1e9),
+                                   write.shape)
+    else:
+        blocking = write
+    # Daly 2006 eq. 37 elementwise (see daly_interval_s); M where delta >= 2M.
+    x = blocking / (2.0 * mtbf)
+    daly = np.sqrt(2.0 * blocking * mtbf) * (1 + np.sqrt(x) / 3 + x / 9) - blocking
+    tau = np.where(blocking >= 2.0 * mtbf, mtbf, daly)
+    if cfg.async_checkpoint:
+        tau = np.maximum(tau, write)  # the next async save cannot start before the last finished
+    lost = blocking / tau + (tau / 2.0 + cfg.restart_s) / mtbf  # lost_fraction
+    return np.minimum(np.maximum(1.0 - lost, 0.0), 1.0)
 
 
 def goodput(total_params: float, num_gpus: int, cfg: FailureConfig) -> Goodput:
