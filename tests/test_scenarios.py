@@ -230,9 +230,11 @@ def test_csv_export_has_comparison_flows_inputs_and_sources(client: TestClient) 
         assert "attachment" in r.headers["content-disposition"]
         sections = _csv_sections(r.text)
         comparison = {row[0]: row for row in sections["Comparison"][1:]}
+        head = sections["Comparison"][0]
         assert float(comparison[RESERVED][1]) == pytest.approx(2_733_120)
         # $/used GPU-hour: 2,733,120 / (64 GPUs × 17,520 h) = $2.4375
-        assert float(comparison[RESERVED][3]) == pytest.approx(2.4375)
+        per_hour = head.index("Per used GPU-hour (USD)")
+        assert float(comparison[RESERVED][per_hour]) == pytest.approx(2.4375)
         flows = sections["Monthly cash flows (USD, cash out positive)"]
         assert len(flows) == 1 + 24  # header + 24 months
         header = flows[0]

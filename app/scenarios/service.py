@@ -2,7 +2,6 @@
 
 import secrets
 from datetime import UTC, date, datetime
-from urllib.parse import urlencode
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import IntegrityError
@@ -98,17 +97,6 @@ def fork(session: Session, share_id: str, change: ScenarioFork,
     name = change.name or f"{original.name} (fork)"[: 120]
     return save(session, ScenarioCreate(name=name, kind="tco", inputs=inputs), today=today,
                 forked_from=original)
-
-
-# The inputs the workspace form holds; nested API-only inputs (price overrides, assumptions,
-# profiles) do not fit a URL and stay with the saved scenario (fork it through the API).
-WORKSPACE_FIELDS = ("nodes", "gpu_model", "months", "utilization", "region", "as_of")
-
-
-def workspace_query(req: TcoRequest) -> str:
-    """The workspace URL query holding these inputs (what "Fork" and the live exports use)."""
-    values = req.model_dump(mode="json", include=set(WORKSPACE_FIELDS))
-    return urlencode({k: values[k] for k in WORKSPACE_FIELDS if values[k] is not None})
 
 
 def links(share_id: str) -> ScenarioLinks:

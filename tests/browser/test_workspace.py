@@ -12,15 +12,19 @@ from openpyxl import load_workbook
 pytestmark = pytest.mark.browser
 
 
+TOTALS = "table.comparison tbody td[data-total]"
+
+
 def totals(page: Any) -> list[float]:
-    return [float(t) for t in page.locator(".card-total").evaluate_all(
+    """Every option's total, in table order (the order of the exports)."""
+    return [float(t) for t in page.locator(TOTALS).evaluate_all(
         "els => els.map(e => e.dataset.total)")]
 
 
 def by_option(page: Any) -> dict[str, float]:
-    """Card totals keyed by option key (data-option)."""
-    return {str(k): float(v) for k, v in page.locator(".card").evaluate_all(
-        "els => els.map(e => [e.dataset.option, e.querySelector('.card-total').dataset.total])")}
+    """Table totals keyed by option key (data-option)."""
+    return {str(k): float(v) for k, v in page.locator("table.comparison tbody tr").evaluate_all(
+        "els => els.map(e => [e.dataset.option, e.querySelector('td[data-total]').dataset.total])")}
 
 
 def table_text(page: Any) -> str:
@@ -29,7 +33,8 @@ def table_text(page: Any) -> str:
 
 def wait_recomputed(page: Any, before: list[float]) -> list[float]:
     page.wait_for_function(
-        "b => JSON.stringify([...document.querySelectorAll('.card-total')]"
+        "b => JSON.stringify([...document.querySelectorAll("
+        "'table.comparison tbody td[data-total]')]"
         ".map(e => parseFloat(e.dataset.total))) !== JSON.stringify(b)", arg=before)
     return totals(page)
 
