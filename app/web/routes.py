@@ -7,20 +7,23 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import ValidationError
 from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
 
 from app.db import DbSession
 from app.errors import AppError, InvalidInput, NotFound
 from app.modelling.finance.money import HOURS_PER_MONTH
-from app.pricing.repository import gpu_models, known_at, prices_as_of
+from app.pricing.repository import gpu_models, prices_as_of
 from app.pricing.service import as_of_instant
 from app.scenarios import service as scenarios
+from app.scenarios.examples import EXAMPLES
 from app.scenarios.report import ReportMeta, export
 from app.scenarios.routes import base_url, file_response
 from app.scenarios.schemas import NAME_MAX, ScenarioCreate
-from app.tco.schemas import Assumptions, ScheduleProfile, TcoRequest
+from app.tco.schemas import Assumptions, TcoRequest
 from app.tco.service import compute_tco
-from app.web import workspace_form
+from app.web import shared, workspace_form
 from app.web.results import result_context
 from app.web.templating import templates
 
@@ -67,18 +70,15 @@ def home(request: Request, session: Session = DbSession) -> Response:
     return templates.TemplateResponse(request, "index.html", context, status_code=status)
 
 
-def _default_name(req: TcoRequest) -> str:
-    p = req.profile
-    usage = (f"{p.hours_per_day:g} h/day × {p.days_per_week:g} days/week"
-             if isinstance(p, ScheduleProfile) else f"{req.utilization:.0%} utilization")
-    return (f"{req.nodes * req.assumptions.gpus_per_node} × {req.gpu_model}, {req.months} months"
-            f", {usage}")
-
-
 @router.post("/s", response_class=HTMLResponse)
 async def save_and_share(request: Request, session: Session = DbSession) -> Response:
-    """The workspace form's "Save & share": store the scenario, then show its link (303)."""
-    raw = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    """Every page's "Save & share": store the scenario (its `kind` a hidden field; the
+    workspace's when absent), then show its link (303)."""
+    form = await request.form()
+    raw = {k: v for k, v in form.items() if isinstance(v, str)}
+    kind = raw.get("kind", "tco")
+    if kind in shared.FORM_PARSERS:
+        return _save_other(request, session, kind, form, raw.get("name", "").strip())
     context, status = _workspace(session, raw)
     name = raw.get("name", "").strip()
     if len(name) > NAME_MAX:
@@ -88,7 +88,23 @@ async def save_and_share(request: Request, session: Session = DbSession) -> Resp
         context["examples"] = scenarios.examples(session)
         return templates.TemplateResponse(request, "index.html", context, status_code=status)
     req: TcoRequest = context["result"].request
-    saved = scenarios.save(session, ScenarioCreate(name=name or _default_name(req), inputs=req))
+    saved = scenarios.save(session, ScenarioCreate(name=name or shared.tco_summary(req),
+                                                   inputs=req))
+    return RedirectResponse(f"/s/{saved.share_id}", status_code=303)
+
+
+def _save_other(request: Request, session: Session, kind: str, form: FormData,
+                name: str) -> Response:
+    try:
+        inputs, default_name = shared.FORM_PARSERS[kind](form)
+    except ValidationError as exc:
+        detail = "; ".join(f"{k}: {v}" for k, v in shared.form_errors(exc).items())
+        return _error_page(request, 422, "Check the inputs, then save again.", detail)
+    if len(name) > NAME_MAX:
+        return _error_page(request, 422, "Check the inputs, then save again.",
+                           f"name: at most {NAME_MAX} characters")
+    saved = scenarios.save(session, ScenarioCreate(name=name or default_name[:NAME_MAX],
+                                                   kind=kind, inputs=inputs))
     return RedirectResponse(f"/s/{saved.share_id}", status_code=303)
 
 
@@ -99,16 +115,16 @@ def shared_scenario(request: Request, share_id: str,
     Any unknown id (however malformed) gets the same HTML 404 page."""
     try:
         scenario = scenarios.get(session, share_id)
-        with known_at(scenario.created_at):
-            result = scenarios.compute(session, scenario)
-            shown = result_context(session, result)
+        shown = shared.view(session, scenario)
     except NotFound:
         return _error_page(request, 404, "No scenario at this link.",
                            "Check the link you were sent (share ids are case-sensitive).")
     except AppError as exc:
         return _error_page(request, exc.status, "This scenario cannot be computed.", exc.detail)
-    context = {**shown, "scenario": scenario, "errors": {},
-               "fork_url": "/?" + workspace_form.query(scenarios.inputs_of(scenario)),
+    example = next((e for e in EXAMPLES if e.share_id == scenario.share_id), None)
+    context = {**shown.context, "scenario": scenario, "errors": {}, "view": shown,
+               "example": example,
+               "fork_url": shown.fork_url,
                "export_base": f"/s/{scenario.share_id}/export", "export_query": ""}
     return templates.TemplateResponse(request, "scenario.html", context)
 
@@ -133,7 +149,7 @@ def workspace_export(request: Request, fmt: Literal["csv", "xlsx"],
         err.errors = [{"field": k, "reason": v} for k, v in exc.errors.items()]
         raise err from exc
     result = compute_tco(session, req)
-    meta = ReportMeta(title=_default_name(req),
+    meta = ReportMeta(title=shared.tco_summary(req),
                       link=f"{base_url(request)}/?{workspace_form.query(req)}")
     return file_response(export(result, meta, fmt))
 
