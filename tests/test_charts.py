@@ -38,3 +38,14 @@ def test_cumulative_figure_has_units_and_one_trace_per_option(client: TestClient
     (reserved,) = [t["y"] for t in fig["data"] if t["name"] == "AWS reserved 1y partial upfront"]
     assert len(reserved) == 24
     assert reserved[-1] == pytest.approx(8 * 19.50 * 17_520)  # cumulative ends at the total
+
+
+def test_planner_log_axis_has_few_labelled_ticks() -> None:
+    from app.planner.charts import log_ticks
+    # $6K–$100K spans 1.2 decades: 1-2-5 steps give $10K, $20K, $50K, $100K (and $5K, within
+    # 20% of the lowest cost), not a label at every digit.
+    assert log_ticks(6_000, 100_000) == ([5e3, 1e4, 2e4, 5e4, 1e5],
+                                         ["$5K", "$10K", "$20K", "$50K", "$100K"])
+    values, labels = log_ticks(5e3, 5e8)  # many decades: the decades alone
+    assert labels == ["$10K", "$100K", "$1M", "$10M", "$100M"]
+    assert len(values) == 5

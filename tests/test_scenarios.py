@@ -353,6 +353,10 @@ def test_methodology_page_has_every_anchor_the_results_link_to(client: TestClien
     results = client.get("/", params=SEED_24X7).text
     anchors = set(re.findall(r'href="/methodology#([a-z-]+)"', results))
     assert anchors >= {"gpu-hour-used", "total", "cash-flows", "as-of", "utilization"}
+    for other in ("/throughput", "/s/example-seed000-1m-context-kv",
+                  "/s/example-seed001-256gpu-48h-plan"):  # the other pages link to it too
+        anchors |= set(re.findall(r'href="/methodology#([a-z-]+)"', client.get(other).text))
+    assert anchors >= {"flops-mfu", "memory", "collectives", "failures", "kv-cache", "planner"}
     for anchor in anchors:
         assert f'id="{anchor}"' in page, anchor
     assert "2,733,120" in page  # the worked example: 8 × $19.50 × 17,520 h
