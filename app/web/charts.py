@@ -56,8 +56,9 @@ def cumulative_cost_figure(result: TcoResponse, shown: list[str]) -> str:
     top = max((max(o.cumulative_usd) for o in drawn), default=1.0)
     labels = [{
         "x": months[-1], "y": y, "text": short(f"{o.label}: ${o.total_usd / 1e6:,.2f}M"),
-        "xanchor": "left", "xshift": 6, "showarrow": False, "font": {"color": COLOURS[i % 6]},
-    } for i, (o, y) in enumerate(zip(drawn, spread(ends, 0.07 * top), strict=True))]
+        "xanchor": "left", "xshift": 6, "showarrow": False, "align": "left",
+        "font": {"color": COLOURS[i % 6]},
+    } for i, (o, y) in enumerate(zip(drawn, spread(ends, 0.09 * top), strict=True))]
     layout: dict[str, Any] = {
         **LAYOUT, "height": 420, "margin": {"l": 70, "r": 250, "t": 20, "b": 40},
         "xaxis": {**AXIS, "title": {"text": "Month"}, "range": [1, max(months[-1], 2)]},
@@ -93,8 +94,8 @@ def utilization_figure(curves: list[tuple[int, str, list[float]]], utilizations:
     ends = [ys[-1] for _, _, ys in curves]
     top = max((max(ys) for _, _, ys in curves), default=1.0)
     labels = [{"x": 100, "y": y, "text": short(label), "xanchor": "left", "xshift": 6,
-               "showarrow": False, "font": {"color": COLOURS[i % 6]}}
-              for (i, label, _), y in zip(curves, spread(ends, 0.07 * top), strict=True)]
+               "align": "left", "showarrow": False, "font": {"color": COLOURS[i % 6]}}
+              for (i, label, _), y in zip(curves, spread(ends, 0.09 * top), strict=True)]
     labels += [{"x": u * 100, "y": y, "text": text, "showarrow": True, "arrowhead": 0,
                 "ax": 0, "ay": -46 - 22 * (k % 2), "bgcolor": "rgba(255,255,255,0.9)",
                 "bordercolor": "#1b2430", "borderwidth": 1, "font": {"size": 11}}

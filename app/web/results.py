@@ -42,12 +42,25 @@ def family_bests(result: TcoResponse) -> list[FamilyBest]:
 def shown_keys(result: TcoResponse, n: int = SHOWN) -> list[str]:
     """The cheapest option, then each family's best, then the next cheapest, up to `n`."""
     ranked = sorted(result.options, key=lambda o: o.total_usd)
-    keys = [ranked[0].key]
-    for best in sorted(family_bests(result), key=lambda b: b.option.total_usd):
-        if best.option.key not in keys:
-            keys.append(best.option.key)
-    keys += [o.key for o in ranked if o.key not in keys]
+    candidates = [ranked[0]] + [b.option for b in sorted(
+        family_bests(result), key=lambda b: b.option.total_usd)] + ranked
+    keys: list[str] = []
+    for o in candidates:
+        # An option that repeats a drawn one to the dollar (a mixed strategy whose best
+        # baseline is the whole cluster) would only hide that line.
+        if o.key not in keys and all(abs(o.total_usd - by_key.total_usd) >= 1.0
+                                     for by_key in result.options if by_key.key in keys):
+            keys.append(o.key)
     return keys[:n]
+
+
+def runner_up(result: TcoResponse) -> FamilyBest | None:
+    """The best option of another kind than the cheapest that costs more than it (the
+    alternative a budget owner weighs), or None."""
+    cheapest = min(result.options, key=lambda o: o.total_usd)
+    others = [b for b in family_bests(result)
+              if b.family != cheapest.family and b.option.total_usd >= cheapest.total_usd + 1.0]
+    return min(others, key=lambda b: b.option.total_usd, default=None)
 
 
 def _crossing(u0: float, u1: float, d0: float, d1: float) -> float:
@@ -101,6 +114,7 @@ def result_context(session: Session, result: TcoResponse) -> dict[str, Any]:
     keys = shown_keys(result)
     return {
         "result": result, "families": family_bests(result), "shown": keys,
+        "runner": runner_up(result),
         "chart_json": cumulative_cost_figure(result, keys),
         "utilization_json": utilization_chart(session, result, keys),
         "tornado_json": tornado_figure(result.sensitivity,
