@@ -27,15 +27,19 @@ def test_cumulative_figure_has_units_and_one_trace_per_option(client: TestClient
     fig = json.loads(html.unescape(raw.group(1)))
     api = client.post("/api/v1/tco", json={"nodes": 8, "months": 24, "as_of": "2026-11-30"})
     options = api.json()["options"]
-    assert sorted(t["name"] for t in fig["data"]) == sorted(o["label"] for o in options)
+    # Legend names are cut at 36 characters; the hover text keeps the whole label.
+    assert sorted(t["hovertemplate"].split("<br>")[0] for t in fig["data"]) == \
+        sorted(o["label"] for o in options)
+    assert all(len(t["name"]) <= 36 for t in fig["data"])
     # The top five are drawn and labelled, the cheapest first; the rest wait in the legend.
-    drawn = [t["name"] for t in fig["data"] if t["visible"] is True]
+    drawn = [t["hovertemplate"].split("<br>")[0] for t in fig["data"] if t["visible"] is True]
     assert len(drawn) == 5
     assert drawn[0] == min(options, key=lambda o: o["total_usd"])["label"]
     assert len(fig["layout"]["annotations"]) == 5
     assert fig["layout"]["yaxis"]["title"]["text"] == "Cumulative cost (USD)"
     assert fig["layout"]["xaxis"]["title"]["text"] == "Month"
-    (reserved,) = [t["y"] for t in fig["data"] if t["name"] == "AWS reserved 1y partial upfront"]
+    (reserved,) = [t["y"] for t in fig["data"]
+                   if t["hovertemplate"].startswith("AWS reserved 1y partial upfront<br>")]
     assert len(reserved) == 24
     assert reserved[-1] == pytest.approx(8 * 19.50 * 17_520)  # cumulative ends at the total
 

@@ -47,26 +47,32 @@ def cumulative_cost_figure(result: TcoResponse, shown: list[str]) -> str:
         opt = by_key[key]
         traces.append({
             "type": "scatter", "mode": "lines", "x": months, "y": opt.cumulative_usd,
-            "name": opt.label, "line": style(i),
-            "visible": True if key in shown else "legendonly",
-            "hovertemplate": "%{fullData.name}<br>month %{x}: $%{y:,.0f}<extra></extra>",
+            "name": opt.label if len(opt.label) <= 36 else opt.label[:35] + "…",
+            "line": style(i), "visible": True if key in shown else "legendonly",
+            "hovertemplate": opt.label
+            + "<br>month %{x}: $%{y:,.0f}<extra></extra>",
         })
     drawn = [by_key[k] for k in shown]
     ends = [o.cumulative_usd[-1] for o in drawn]
     top = max((max(o.cumulative_usd) for o in drawn), default=1.0)
+    texts = [short(f"{o.label}: ${o.total_usd / 1e6:,.2f}M") for o in drawn]
+    gap = 0.17 if any("<br>" in t for t in texts) else 0.09  # two-line labels need more room
     labels = [{
-        "x": months[-1], "y": y, "text": short(f"{o.label}: ${o.total_usd / 1e6:,.2f}M"),
+        "x": months[-1], "y": y, "text": text,
         "xanchor": "left", "xshift": 6, "showarrow": False, "align": "left",
         "font": {"color": COLOURS[i % 6]},
-    } for i, (o, y) in enumerate(zip(drawn, spread(ends, 0.09 * top), strict=True))]
+    } for i, (text, y) in enumerate(zip(texts, spread(ends, gap * top), strict=True))]
     layout: dict[str, Any] = {
-        **LAYOUT, "height": 420, "margin": {"l": 70, "r": 250, "t": 20, "b": 40},
+        **LAYOUT, "height": 350 + 22 * ((len(traces) + 2) // 3),
+        "margin": {"l": 70, "r": 250, "t": 20, "b": 40},
         "xaxis": {**AXIS, "title": {"text": "Month"}, "range": [1, max(months[-1], 2)]},
         "yaxis": {**AXIS, "title": {"text": "Cumulative cost (USD)"}, "tickprefix": "$",
                   "tickformat": ",.3~s", "rangemode": "tozero"},
         "hovermode": "x unified",
-        "legend": {"orientation": "h", "y": -0.18, "font": {"size": 11},
-                   "title": {"text": "Click to show or hide:"}},
+        # Three fixed columns: the legend keeps its height at any width (print, narrow screens).
+        "legend": {"orientation": "h", "y": -0.22, "yanchor": "top", "font": {"size": 11},
+                   "entrywidth": 0.33, "entrywidthmode": "fraction",
+                   "title": {"text": "Click a name to show or hide it:", "side": "top"}},
         "annotations": labels,
     }
     return json.dumps({"data": traces, "layout": layout})
