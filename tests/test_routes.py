@@ -112,3 +112,44 @@ def test_plotly_served_locally(client: TestClient) -> None:
     r = client.get("/static/vendor/plotly.min.js")
     assert r.status_code == 200
     assert len(r.content) > 1_000_000
+
+
+def test_schedule_and_discount_rate_from_the_form(client: TestClient) -> None:
+    """8 h × 5 days: on-demand bills 40 of 168 hours; reserved bills them all. A discount rate
+    of 0% makes NPV equal the total."""
+    base = {"nodes": "8", "months": "24", "as_of": "2026-11-30"}
+    api = client.post("/api/v1/tco", json={
+        "nodes": 8, "months": 24, "as_of": "2026-11-30",
+        "profile": {"kind": "schedule", "hours_per_day": 8, "days_per_week": 5},
+        "assumptions": {"discount_rate_annual": 0.0}}).json()
+    page = client.get("/", params={**base, "usage": "schedule", "hours_per_day": "8",
+                                   "days_per_week": "5", "discount_rate": "0"})
+    assert page.status_code == 200
+    expected = {o["key"]: o["total_usd"] for o in api["options"]}
+    rows = dict(re.findall(r'<tr(?: class="best")? data-option="([a-z0-9_.-]+)">\s*<th[^>]*>[^<]*'
+                           r'(?:<span[^>]*>[^<]*</span>)?</th>\s*<td class="num" data-sort="'
+                           r'([0-9.e+-]+)"', page.text))
+    assert {k: float(v) for k, v in rows.items()} == pytest.approx(expected)
+    assert "usage=schedule" in page.text  # the export links keep the schedule
+    for o in api["options"]:  # at 0% the NPV is the plain sum
+        assert o["npv_usd"] == pytest.approx(o["total_usd"])
+
+
+@pytest.mark.parametrize(("params", "field"), [
+    ({"discount_rate": "150"}, "discount_rate"), ({"discount_rate": "abc"}, "discount_rate"),
+    ({"usage": "schedule", "hours_per_day": "30"}, "hours_per_day"),
+])
+def test_bad_assumption_input_is_shown_next_to_its_field(client: TestClient,
+                                                         params: dict[str, str],
+                                                         field: str) -> None:
+    fragment = client.get("/", params=params, headers=HX)
+    assert fragment.status_code == 200
+    error = re.search(rf'id="err-{field}"[^>]*>([^<]+)<', fragment.text)
+    assert error is not None
+    assert error.group(1).strip()
+
+
+def test_gpu_select_lists_every_priced_gpu(client: TestClient) -> None:
+    page = client.get("/").text
+    options = re.findall(r'<option value="([^"]+)"', page)
+    assert {"H100", "H200"} <= set(options)

@@ -1,6 +1,7 @@
 """Saved scenarios: API, pages, exports, pinned prices, examples, escaping."""
 
 import csv
+import html
 import io
 import re
 from datetime import UTC, date, datetime
@@ -20,7 +21,7 @@ from app.scenarios import schemas, service
 from app.scenarios.examples import EXAMPLES
 from app.scenarios.models import Scenario
 from app.scenarios.schemas import ScenarioCreate, ScenarioFork
-from app.tco.schemas import TcoRequest
+from app.tco.schemas import TcoRequest, TcoResponse
 from app.tco.service import compute_tco
 
 RESERVED = "AWS reserved 1y partial upfront"
@@ -125,6 +126,7 @@ def test_pinned_date_keeps_numbers_after_prices_are_refreshed(session: Session) 
     assert after.model_dump() == before.model_dump()
     later = service.compute(session, service.save(session, ScenarioCreate(
         name="later", inputs=TcoRequest(nodes=8)), today=date(2026, 12, 20)))
+    assert isinstance(later, TcoResponse)
     od = {o.key: o.total_usd for o in later.options}["aws_on_demand"]
     assert od == pytest.approx(8 * 40 * 17_520)  # the refreshed price, 8 nodes × $40 × 17,520 h
 
@@ -162,7 +164,82 @@ def test_every_example_computes(client: TestClient) -> None:
     for ex in EXAMPLES:
         r = client.get(f"/api/v1/scenarios/{ex.share_id}")
         assert r.status_code == 200, r.text
-        assert r.json()["as_of"] == ex.inputs.as_of.isoformat()  # type: ignore[union-attr]
+        assert r.json()["kind"] == ex.kind
+        pinned = getattr(ex.inputs, "as_of", None)
+        if pinned is not None:  # priced kinds keep their price date
+            assert r.json()["as_of"] == pinned.isoformat()
+        page = client.get(f"/s/{ex.share_id}")
+        assert page.status_code == 200, ex.share_id
+        assert ex.claim.split(":")[0] in html.unescape(page.text)
+
+
+def test_gallery_has_every_seed_case_of_every_kind() -> None:
+    kinds = {ex.kind for ex in EXAMPLES}
+    assert kinds == {"tco", "throughput", "plan", "kv_cache"}
+    ids = [ex.share_id for ex in EXAMPLES]
+    assert len(ids) == len(set(ids))
+    # The cloud-vs-colo examples are the TCO engine's own requests, not restated copies.
+    from app.tco.examples import EXAMPLES as TCO
+    by_id = {ex.share_id: ex for ex in EXAMPLES}
+    assert by_id["example-seed001-512xb200-cloud-vs-colo"].inputs is \
+        TCO["seed001-512xb200-cloud-vs-colo"].request
+
+
+def test_kv_example_matches_the_hand_computed_cache(client: TestClient) -> None:
+    out = client.get("/api/v1/scenarios/example-seed000-1m-context-kv").json()["result"]
+    # Llama 2 7B: 2 (K and V) × 32 layers × 32 KV heads × 128 head size × 2 bytes = 524,288 B
+    # per token; × 1,048,576 tokens = 549,755,813,888 B (the article says ~120 GB).
+    assert out["kv_bytes_per_token"] == pytest.approx(2 * 32 * 32 * 128 * 2)
+    assert out["kv_bytes"] == pytest.approx(2 * 32 * 32 * 128 * 2 * 1_048_576)
+
+
+def test_throughput_save_and_share_shows_the_same_numbers(client: TestClient) -> None:
+    params = {"preset": "llama3-70b", "gpu": "H100 SXM 80GB", "nodes": "4",
+              "scale_out_fabric": "RoCEv2 untuned"}
+    live = client.get("/throughput", params=params).text
+    r = client.post("/s", data={**params, "kind": "throughput", "name": "rocev2"},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    shared = client.get(r.headers["location"])
+    assert shared.status_code == 200
+    tokens = re.compile(r'data-tokens-per-day="([0-9]+)"')
+    assert tokens.findall(shared.text) == tokens.findall(live)[:1]
+    api = client.get("/api/v1/scenarios/" + r.headers["location"].rsplit("/", 1)[1]).json()
+    assert api["kind"] == "throughput"
+    assert api["inputs"]["scale_out_fabric"] == "RoCEv2 untuned"
+    fork = re.search(r'href="(/throughput\?[^"]+)"', shared.text)
+    assert fork is not None
+    assert "RoCEv2+untuned" in fork.group(1)
+    assert client.get(f"/s/{api['share_id']}/export.csv").status_code == 422  # no cost table
+
+
+def test_plan_save_and_share_pins_prices(client: TestClient) -> None:
+    r = client.post("/s", data={"kind": "plan", "submitted": "1", "model": "seed-90b",
+                                "deadline_hours": "48", "gpu_types": "H100",
+                                "node_counts": "32", "payments": "aws_on_demand",
+                                "fabrics": "InfiniBand NDR", "oversubscription": "1",
+                                "as_of": "2026-11-30"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    api = client.get("/api/v1/scenarios/" + r.headers["location"].rsplit("/", 1)[1]).json()
+    assert api["kind"] == "plan"
+    assert api["as_of"] == "2026-11-30"
+    assert api["inputs"]["node_counts"] == [32]
+    page = client.get(r.headers["location"])
+    assert page.status_code == 200
+    assert "/planner?submitted=1" in html.unescape(page.text)
+
+
+def test_bad_plan_form_is_refused_naming_the_field(client: TestClient) -> None:
+    r = client.post("/s", data={"kind": "plan", "model": "no-such-model"})
+    assert r.status_code == 422
+    assert "model" in r.text
+
+
+def test_inputs_must_match_the_kind(client: TestClient) -> None:
+    r = client.post("/api/v1/scenarios", json={"name": "x", "kind": "kv_cache",
+                                               "inputs": {"context_tokens": 0}})
+    assert r.status_code == 422
+    assert "inputs.context_tokens" in r.text
 
 
 def test_home_page_links_the_examples(client: TestClient) -> None:
@@ -230,9 +307,11 @@ def test_csv_export_has_comparison_flows_inputs_and_sources(client: TestClient) 
         assert "attachment" in r.headers["content-disposition"]
         sections = _csv_sections(r.text)
         comparison = {row[0]: row for row in sections["Comparison"][1:]}
+        head = sections["Comparison"][0]
         assert float(comparison[RESERVED][1]) == pytest.approx(2_733_120)
         # $/used GPU-hour: 2,733,120 / (64 GPUs × 17,520 h) = $2.4375
-        assert float(comparison[RESERVED][3]) == pytest.approx(2.4375)
+        per_hour = head.index("Per used GPU-hour (USD)")
+        assert float(comparison[RESERVED][per_hour]) == pytest.approx(2.4375)
         flows = sections["Monthly cash flows (USD, cash out positive)"]
         assert len(flows) == 1 + 24  # header + 24 months
         header = flows[0]
@@ -274,6 +353,10 @@ def test_methodology_page_has_every_anchor_the_results_link_to(client: TestClien
     results = client.get("/", params=SEED_24X7).text
     anchors = set(re.findall(r'href="/methodology#([a-z-]+)"', results))
     assert anchors >= {"gpu-hour-used", "total", "cash-flows", "as-of", "utilization"}
+    for other in ("/throughput", "/s/example-seed000-1m-context-kv",
+                  "/s/example-seed001-256gpu-48h-plan"):  # the other pages link to it too
+        anchors |= set(re.findall(r'href="/methodology#([a-z-]+)"', client.get(other).text))
+    assert anchors >= {"flops-mfu", "memory", "collectives", "failures", "kv-cache", "planner"}
     for anchor in anchors:
         assert f'id="{anchor}"' in page, anchor
     assert "2,733,120" in page  # the worked example: 8 × $19.50 × 17,520 h
@@ -298,7 +381,9 @@ def test_old_payload_versions_are_upgraded_on_read(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(schemas.UPGRADERS, ("tco", 1), v1_to_v2)
     old = Scenario(share_id="old", name="old", kind="tco", schema_version=1,
                    inputs={"gpus": 64, "as_of": "2026-11-30"}, as_of=date(2026, 11, 30))
-    assert service.inputs_of(old).nodes == 8
+    upgraded = service.inputs_of(old)
+    assert isinstance(upgraded, TcoRequest)
+    assert upgraded.nodes == 8
 
 
 def test_payload_the_model_rejects_is_a_conflict_not_a_crash() -> None:

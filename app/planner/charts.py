@@ -25,6 +25,26 @@ def _unique(labels: list[str]) -> list[str]:
     return [t if i == 0 or t != labels[i - 1] else "" for i, t in enumerate(labels)]
 
 
+def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
+    """Tick values 1-2-5 per decade spanning [low, high], labelled $10K / $2M: plotly's own log
+    ticks label every digit when the range is under two decades and crowd the axis."""
+    if not (np.isfinite(low) and np.isfinite(high)) or low <= 0 or high <= 0:
+        return [], []
+    values = [m * 10.0 ** e for e in range(int(np.floor(np.log10(low))),
+                                           int(np.ceil(np.log10(high))) + 1) for m in (1, 2, 5)]
+    inside = [v for v in values if low / 1.2 <= v <= high * 1.2]
+    if len(inside) > 8:  # many decades: the decades alone
+        inside = [v for v in inside if f"{v:.0e}".startswith("1")]
+    return inside, [_usd_short(v) for v in inside]
+
+
+def _usd_short(v: float) -> str:
+    for div, unit in ((1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if v >= div:
+            return f"${v / div:g}{unit}"
+    return f"${v:g}"
+
+
 def time_cost_figure(c: Computed) -> str:
     p = c.plan
     ok = np.flatnonzero(np.isfinite(p.cost.total_usd))[:MAX_POINTS]
@@ -50,15 +70,23 @@ def time_cost_figure(c: Computed) -> str:
         textposition="top right", customdata=front,
         hovertext=[_label(c, int(k)) for k in front],
         hovertemplate="%{hovertext}<br>%{x:,.1f} h, $%{y:,.0f}<extra>frontier</extra>"))
+    costs = p.cost.total_usd[ok]
+    costs = costs[costs > 0]
+    tickvals, ticktext = log_ticks(float(costs.min()), float(costs.max())) if costs.size \
+        else ([], [])
     deadline = p.workload.deadline_hours
     fig.add_vline(x=deadline, line={"dash": "dash", "color": "#009E73"},
                   annotation_text=f"deadline {deadline:g} h", annotation_position="top left")
     fig.update_layout(
         template="plotly_white", height=420, margin={"l": 80, "r": 30, "t": 30, "b": 60},
         xaxis_title="Time to train (hours, wall clock incl. failures)",
-        yaxis_title="Cost per training run (USD)", yaxis_tickprefix="$",
-        yaxis_tickformat=",.3s", yaxis_type="log", xaxis_rangemode="tozero",
+        yaxis_title="Cost per training run (USD, log scale)", yaxis_type="log",
+        xaxis_rangemode="tozero",
         legend={"orientation": "h", "y": -0.2})
+    if tickvals:
+        fig.update_yaxes(tickmode="array", tickvals=tickvals, ticktext=ticktext)
+    else:
+        fig.update_yaxes(tickprefix="$", tickformat=",.3s")
     return str(fig.to_json())
 
 

@@ -2,11 +2,13 @@
 and GET /planner/option/{id} (one option's breakdown beside the winner, an htmx fragment)."""
 
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
+from starlette.datastructures import ImmutableMultiDict
 
 from app.db import DbSession
 from app.errors import AppError, NotFound
@@ -39,11 +41,16 @@ def post_plan(req: PlanRequest, session: Session = DbSession) -> PlanResponse:
 
 
 def _form_input(request: Request) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Query string -> (raw values for the form, values for PlanRequest). Check-box lists come
-    as repeated keys; node counts and ratios as comma-separated text."""
-    q = request.query_params
+    return form_input(request.query_params)
+
+
+def form_input(q: ImmutableMultiDict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Query string or posted form -> (raw values for the form, values for PlanRequest).
+    Check-box lists come as repeated keys; node counts and ratios as comma-separated text."""
     submitted = q.get("submitted") == "1"
-    raw: dict[str, Any] = {k: v for k, v in q.items() if v != "" and k != "submitted"}
+    # "kind" and "name" belong to the Save & share fieldset, not to the plan.
+    raw: dict[str, Any] = {k: v for k, v in q.items()
+                           if v != "" and k not in ("submitted", "kind", "name")}
     data: dict[str, Any] = {k: v for k, v in raw.items()
                             if k not in LIST_FIELDS + CSV_FIELDS}
     for name in LIST_FIELDS:
@@ -57,6 +64,40 @@ def _form_input(request: Request) -> tuple[dict[str, Any], dict[str, Any]]:
         if name in raw:
             data[name] = [x.strip() for x in str(raw[name]).split(",") if x.strip()]
     return raw, data
+
+
+FORM_FIELDS = ("model", "total_tokens", "deadline_hours", "budget_usd_per_month", "budget_usd",
+               "mode", "utilization", "gpu_types", "node_counts", "fabrics", "oversubscription",
+               "payments", "colo_usd_per_kw_month", "as_of")
+
+
+def form_query(req: PlanRequest) -> str:
+    """The /planner query holding the form's fields of `req` (a saved plan's fork and its
+    option links)."""
+    values = req.model_dump(mode="json", include=set(FORM_FIELDS))
+    pairs: list[tuple[str, str]] = [("submitted", "1")]
+    for name in FORM_FIELDS:
+        v = values[name]
+        if name in LIST_FIELDS:
+            pairs += [(name, str(x)) for x in v]
+        elif name in CSV_FIELDS:
+            pairs.append((name, ", ".join(f"{x:g}" for x in v)))
+        else:
+            pairs.append((name, "" if v is None else f"{v:g}" if isinstance(v, float) else str(v)))
+    return urlencode(pairs)
+
+
+def results_context(session: Session, req: PlanRequest, query: str) -> dict[str, Any]:
+    """What _planner_results.html needs."""
+    computed = compute_plan(session, req)
+    result = respond(session, computed)
+    context: dict[str, Any] = {"result": result, "chart_json": time_cost_figure(computed),
+                               "query": query}
+    e = result.explanation
+    if e is not None:
+        context["breakdown_json"] = breakdown_figure(
+            [e.winner, e.runner_up] if e.runner_up else [e.winner])
+    return context
 
 
 def _defaults() -> dict[str, Any]:
@@ -88,13 +129,8 @@ def planner_page(request: Request, session: Session = DbSession) -> Response:
                                "query": request.url.query}
     status = 200
     try:
-        computed = compute_plan(session, PlanRequest.model_validate(data))
-        result = respond(session, computed)
-        context.update(result=result, chart_json=time_cost_figure(computed))
-        e = result.explanation
-        if e is not None:
-            context["breakdown_json"] = breakdown_figure(
-                [e.winner, e.runner_up] if e.runner_up else [e.winner])
+        context.update(results_context(session, PlanRequest.model_validate(data),
+                                       request.url.query))
     except ValidationError as exc:
         context["errors"], status = _errors(exc), 422
     except AppError as exc:

@@ -173,3 +173,10 @@ def record_price(session: Session, item: PriceItem, source: PriceSource,
     session.add(point)
     session.flush()
     return point
+
+
+def gpu_models(session: Session) -> list[str]:
+    """Every GPU model some price item names (what a page may offer to price), sorted."""
+    rows = session.scalars(select(PriceItem.gpu_model).where(PriceItem.gpu_model.is_not(None))
+                           .distinct())
+    return sorted({r for r in rows if r})

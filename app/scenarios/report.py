@@ -1,8 +1,7 @@
 """The comparison report shared by the pages and the exports: one table of key figures per
 option, the monthly cash flows, and the CSV and XLSX files built from them.
 
-Columns are data: when the TCO engine adds figures to `OptionResult` (NPV, break-even
-utilization), listing them in `OPTIONAL_COLUMNS` puts them on the page and in both exports.
+Columns are data: a figure listed in `COLUMNS` is on the page and in both exports.
 """
 
 import csv
@@ -37,38 +36,40 @@ def _cheapest_total(result: TcoResponse) -> float:
     return min(o.total_usd for o in result.options)
 
 
+def _break_even_vs_cheapest(option: OptionResult, result: TcoResponse) -> Number:
+    """The solved break-even utilization between this option and the cheapest option the engine
+    solves break-even for (mixed strategies are not: their baseline moves with the profile);
+    None when that pair was not solved or the two never cross."""
+    solved = {k for b in result.break_even for k in (b.first, b.second)}
+    candidates = [o for o in result.options if o.key in solved]
+    if not candidates:
+        return None
+    pair = {option.key, min(candidates, key=lambda o: o.total_usd).key}
+    for b in result.break_even:
+        if {b.first, b.second} == pair and len(pair) == 2:
+            return b.utilization
+    return None
+
+
 COLUMNS: tuple[Column, ...] = (
     Column("total_usd", "Total cost (USD)", "usd", "total",
            lambda o, r: o.total_usd),
     Column("over_cheapest_usd", "More than the cheapest (USD)", "usd", "total",
            lambda o, r: o.total_usd - _cheapest_total(r)),
+    Column("npv_usd", "NPV of cost (USD)", "usd", "npv", lambda o, r: o.npv_usd),
     Column("usd_per_gpu_hour_used", "Per used GPU-hour (USD)", "usd_cents", "gpu-hour-used",
            lambda o, r: o.usd_per_gpu_hour_used),
+    Column("break_even_vs_cheapest", "Break-even utilization vs the cheapest (not mixed)", "pct",
+           "break-even", _break_even_vs_cheapest),
     Column("first_month_usd", "First-month cash out (USD)", "usd", "cash-flows",
            lambda o, r: o.monthly_usd[0]),
     Column("typical_month_usd", "Typical month (USD)", "usd", "cash-flows",
            lambda o, r: statistics.median(o.monthly_usd)),
 )
-# Figures the TCO engine will add to OptionResult: shown when present.
-OPTIONAL_COLUMNS: tuple[tuple[str, str, str, str], ...] = (
-    ("npv_usd", "NPV (USD)", "usd", "npv"),
-    ("break_even_utilization", "Break-even utilization", "pct", "break-even"),
-)
-
-
-def _attribute(key: str) -> Callable[[OptionResult, TcoResponse], Number]:
-    def value(option: OptionResult, _: TcoResponse) -> Number:
-        found = getattr(option, key, None)
-        return None if found is None else float(found)
-    return value
 
 
 def columns(result: TcoResponse) -> list[Column]:
-    cols = list(COLUMNS)
-    for key, label, fmt, anchor in OPTIONAL_COLUMNS:
-        if result.options and getattr(result.options[0], key, None) is not None:
-            cols.append(Column(key, label, fmt, anchor, _attribute(key)))
-    return cols
+    return list(COLUMNS)
 
 
 def fmt(value: Number, kind: str) -> str:

@@ -1,19 +1,31 @@
 """Scenario request and response bodies, and the registry of input kinds.
 
-Adding a kind (throughput, plan): add its request model to `INPUT_MODELS`, widen `ScenarioKind`
-and the `inputs` union, and teach `service.compute` to run it. Changing an input model in a way
-old payloads no longer validate: bump its version and add an upgrader to `UPGRADERS`.
+Kinds: "tco" (POST /api/v1/tco), "throughput" (POST /api/v1/throughput), "plan" (POST
+/api/v1/plan) and "kv_cache" (POST /api/v1/kv-cache). Adding a kind: add its request model to
+`INPUT_MODELS`, widen `ScenarioKind` and the unions, and register its computation in
+`service.COMPUTE`. Changing an input model in a way old payloads no longer validate: bump its
+version and add an upgrader to `UPGRADERS`.
 """
 
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import InitErrorDetails
 
+from app.planner.schemas import PlanRequest, PlanResponse
 from app.tco.schemas import TcoRequest, TcoResponse
+from app.throughput.schemas import (
+    KvCacheRequest,
+    KvCacheResponse,
+    ThroughputRequest,
+    ThroughputResponse,
+)
 
-ScenarioKind = Literal["tco"]
+ScenarioKind = Literal["tco", "throughput", "plan", "kv_cache"]
+ScenarioInputs = TcoRequest | ThroughputRequest | PlanRequest | KvCacheRequest
+ScenarioResult = TcoResponse | ThroughputResponse | PlanResponse | KvCacheResponse
 Payload = dict[str, Any]
 
 
@@ -26,6 +38,9 @@ class InputSpec(BaseModel):
 
 INPUT_MODELS: dict[str, InputSpec] = {
     "tco": InputSpec(model=TcoRequest, version=1),
+    "throughput": InputSpec(model=ThroughputRequest, version=1),
+    "plan": InputSpec(model=PlanRequest, version=1),
+    "kv_cache": InputSpec(model=KvCacheRequest, version=1),
 }
 # (kind, stored version) -> function turning that payload into the next version's payload.
 UPGRADERS: dict[tuple[str, int], Callable[[Payload], Payload]] = {}
@@ -42,7 +57,33 @@ class ScenarioCreate(BaseModel):
 
     name: str = Field(min_length=1, max_length=NAME_MAX)
     kind: ScenarioKind = "tco"
-    inputs: TcoRequest = Field(default_factory=TcoRequest)
+    inputs: ScenarioInputs = Field(default_factory=TcoRequest,
+                                   description="The request body of the kind's API")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _inputs_of_the_kind(cls, data: Any) -> Any:
+        """Validate `inputs` with the model of `kind` (the union alone cannot tell an empty
+        object's kind); errors keep the `inputs.` prefix."""
+        if isinstance(data, dict):
+            kind = data.get("kind", "tco")
+            spec = INPUT_MODELS.get(kind) if isinstance(kind, str) else None
+            raw = data.get("inputs")
+            if spec is not None and not isinstance(raw, BaseModel):
+                try:
+                    data = {**data, "inputs": spec.model.model_validate(raw or {})}
+                except ValidationError as exc:
+                    raise ValidationError.from_exception_data(cls.__name__, [
+                        InitErrorDetails(type=e["type"], loc=("inputs", *e["loc"]),
+                                         input=e["input"], ctx=e.get("ctx", {}))
+                        for e in exc.errors()]) from None
+        return data
+
+    @model_validator(mode="after")
+    def _kind_matches(self) -> "ScenarioCreate":
+        if not isinstance(self.inputs, INPUT_MODELS[self.kind].model):
+            raise ValueError(f"inputs are not {self.kind} inputs")
+        return self
 
 
 class ScenarioFork(BaseModel):
@@ -71,6 +112,6 @@ class ScenarioOut(BaseModel):
     as_of: date = Field(description="Pinned pricing date: the scenario always uses these prices")
     created_at: datetime
     forked_from: str | None = Field(None, description="share_id of the scenario it was forked from")
-    inputs: TcoRequest
-    result: TcoResponse
+    inputs: ScenarioInputs
+    result: ScenarioResult
     links: ScenarioLinks

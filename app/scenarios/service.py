@@ -1,14 +1,17 @@
 """Scenario use cases: save (pinning the price date), read, fork, compute, seed the examples."""
 
 import secrets
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
-from urllib.parse import urlencode
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.errors import Conflict, InvalidInput, NotFound
+from app.planner.service import make_plan
 from app.pricing.repository import known_at
 from app.scenarios import repository
 from app.scenarios.examples import EXAMPLES, Example
@@ -20,11 +23,22 @@ from app.scenarios.schemas import (
     UPGRADERS,
     ScenarioCreate,
     ScenarioFork,
+    ScenarioInputs,
     ScenarioLinks,
     ScenarioOut,
+    ScenarioResult,
 )
-from app.tco.schemas import TcoRequest, TcoResponse
+from app.tco.schemas import TcoResponse
 from app.tco.service import compute_tco
+from app.throughput.service import compute_kv_cache, compute_throughput
+
+# kind -> the computation behind that kind's API (the same numbers as the API returns).
+COMPUTE: dict[str, Callable[[Session, Any], ScenarioResult]] = {
+    "tco": compute_tco,
+    "throughput": lambda _, req: compute_throughput(req),
+    "plan": make_plan,
+    "kv_cache": lambda _, req: compute_kv_cache(req),
+}
 
 
 def new_share_id() -> str:
@@ -46,8 +60,9 @@ def save(session: Session, new: ScenarioCreate, *, today: date | None = None,
          share_id: str | None = None, forked_from: Scenario | None = None) -> Scenario:
     """Store an immutable scenario. A blank price date is pinned to `today` (UTC by default):
     that pin is what keeps a shared link's numbers fixed after prices are refreshed."""
-    as_of = new.inputs.as_of or today or datetime.now(UTC).date()
-    inputs = new.inputs.model_copy(update={"as_of": as_of})
+    priced = "as_of" in type(new.inputs).model_fields  # throughput and KV cache use no prices
+    as_of = getattr(new.inputs, "as_of", None) or today or datetime.now(UTC).date()
+    inputs = new.inputs.model_copy(update={"as_of": as_of}) if priced else new.inputs
     return repository.add(session, Scenario(
         share_id=share_id or new_share_id(), name=new.name.strip() or "Untitled scenario",
         kind=new.kind, schema_version=INPUT_MODELS[new.kind].version,
@@ -63,7 +78,7 @@ def get(session: Session, share_id: str) -> Scenario:
     return found
 
 
-def inputs_of(scenario: Scenario) -> TcoRequest:
+def inputs_of(scenario: Scenario) -> ScenarioInputs:
     """The stored inputs as the current input model, upgrading older payload versions."""
     spec = INPUT_MODELS[scenario.kind]
     payload, version = dict(scenario.inputs), scenario.schema_version
@@ -76,14 +91,23 @@ def inputs_of(scenario: Scenario) -> TcoRequest:
         raise Conflict(f"scenario {scenario.share_id} was saved with {scenario.kind} inputs "
                        f"v{scenario.schema_version} that the current model rejects: "
                        f"{invalid_input(exc).detail}") from exc
-    assert isinstance(model, TcoRequest)  # the only kind so far
+    assert isinstance(model, ScenarioInputs)
     return model
 
 
-def compute(session: Session, scenario: Scenario) -> TcoResponse:
-    """The saved numbers: prices in force on the pinned date, as known when it was saved."""
+@contextmanager
+def pinned(scenario: Scenario) -> Iterator[None]:
+    """Within this block every price read is as this store knew it when the scenario was
+    saved (its inputs pin the effective date): the one mechanism that keeps a link's numbers
+    fixed, whatever the kind and whichever service reads the prices."""
     with known_at(scenario.created_at):
-        return compute_tco(session, inputs_of(scenario))
+        yield
+
+
+def compute(session: Session, scenario: Scenario) -> ScenarioResult:
+    """The saved numbers: prices in force on the pinned date, as known when it was saved."""
+    with pinned(scenario):
+        return COMPUTE[scenario.kind](session, inputs_of(scenario))
 
 
 def fork(session: Session, share_id: str, change: ScenarioFork,
@@ -92,23 +116,12 @@ def fork(session: Session, share_id: str, change: ScenarioFork,
     original = get(session, share_id)
     merged = {**inputs_of(original).model_dump(mode="json"), **change.inputs}
     try:
-        inputs = TcoRequest.model_validate(merged)
+        inputs = INPUT_MODELS[original.kind].model.model_validate(merged)
     except ValidationError as exc:
         raise invalid_input(exc, "inputs") from exc
     name = change.name or f"{original.name} (fork)"[: 120]
-    return save(session, ScenarioCreate(name=name, kind="tco", inputs=inputs), today=today,
-                forked_from=original)
-
-
-# The inputs the workspace form holds; nested API-only inputs (price overrides, assumptions,
-# profiles) do not fit a URL and stay with the saved scenario (fork it through the API).
-WORKSPACE_FIELDS = ("nodes", "gpu_model", "months", "utilization", "region", "as_of")
-
-
-def workspace_query(req: TcoRequest) -> str:
-    """The workspace URL query holding these inputs (what "Fork" and the live exports use)."""
-    values = req.model_dump(mode="json", include=set(WORKSPACE_FIELDS))
-    return urlencode({k: values[k] for k in WORKSPACE_FIELDS if values[k] is not None})
+    return save(session, ScenarioCreate(name=name, kind=original.kind, inputs=inputs),
+                today=today, forked_from=original)
 
 
 def links(share_id: str) -> ScenarioLinks:
@@ -120,7 +133,7 @@ def links(share_id: str) -> ScenarioLinks:
 def to_out(session: Session, scenario: Scenario) -> ScenarioOut:
     parent = scenario.forked_from
     return ScenarioOut(
-        share_id=scenario.share_id, name=scenario.name, kind="tco",
+        share_id=scenario.share_id, name=scenario.name, kind=scenario.kind,
         schema_version=scenario.schema_version, as_of=scenario.as_of,
         created_at=scenario.created_at, forked_from=parent.share_id if parent else None,
         inputs=inputs_of(scenario), result=compute(session, scenario),
@@ -137,7 +150,7 @@ def seed_examples(session: Session) -> int:
             continue
         try:
             with session.begin_nested():
-                save(session, ScenarioCreate(name=ex.name, inputs=ex.inputs),
+                save(session, ScenarioCreate(name=ex.name, kind=ex.kind, inputs=ex.inputs),
                      share_id=ex.share_id)
             added += 1
         except IntegrityError:
@@ -157,4 +170,9 @@ def export(session: Session, scenario: Scenario, fmt: ExportFormat,
     """The scenario's report as a file; `base_url` makes the link in it absolute."""
     meta = ReportMeta(title=scenario.name, link=base_url + links(scenario.share_id).page,
                       created_at=scenario.created_at)
-    return export_report(compute(session, scenario), meta, fmt)
+    result = compute(session, scenario)
+    if not isinstance(result, TcoResponse):
+        raise InvalidInput("share_id", f"exports hold a cost comparison; this is a "
+                           f"{scenario.kind} scenario (its numbers are in GET "
+                           f"{links(scenario.share_id).api})")
+    return export_report(result, meta, fmt)

@@ -1,6 +1,8 @@
 """Throughput: JSON API and the page."""
 
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -41,10 +43,30 @@ def post_kv_cache(req: KvCacheRequest) -> KvCacheResponse:
     return compute_kv_cache(req)
 
 
-def _request_from_form(raw: dict[str, str]) -> ThroughputRequest:
-    body: dict[str, Any] = {k: v for k, v in raw.items() if k in FORM_FIELDS and k != "preset"}
-    body["model"] = ModelInput(preset=raw.get("preset", "llama3-70b"))
+def request_from_form(raw: Mapping[str, str]) -> ThroughputRequest:
+    body: dict[str, Any] = {k: v for k, v in raw.items()
+                            if k in FORM_FIELDS and k != "preset" and v != ""}
+    body["model"] = ModelInput(preset=raw.get("preset") or "llama3-70b")
     return ThroughputRequest.model_validate(body)
+
+
+def form_query(req: ThroughputRequest) -> str:
+    """The /throughput query holding the form's fields of `req` (a saved scenario's fork)."""
+    values = req.model_dump(mode="json", include=set(FORM_FIELDS))
+    values["total_tokens"] = f"{req.total_tokens:g}"
+    values = {"preset": req.model.preset or "", **values}
+    return urlencode({k: values[k] for k in FORM_FIELDS if values.get(k) is not None})
+
+
+def results_context(result: ThroughputResponse) -> dict[str, Any]:
+    """What _throughput_results.html needs."""
+    return {"result": result, "step_json": step_figure(result),
+            "memory_json": memory_figure(result), "scaling_json": scaling_figure(result)}
+
+
+def kv_context(req: KvCacheRequest) -> dict[str, Any]:
+    """What _kv_cache_results.html needs."""
+    return {"kv": compute_kv_cache(req), "kv_req": req}
 
 
 @pages.get("/throughput", response_class=HTMLResponse)
@@ -60,9 +82,7 @@ def throughput_page(request: Request) -> Response:
                     if f.kind not in ("nvlink", "pcie")]}
     status = 200
     try:
-        result = compute_throughput(_request_from_form(raw))
-        context.update(result=result, step_json=step_figure(result),
-                       memory_json=memory_figure(result), scaling_json=scaling_figure(result))
+        context.update(results_context(compute_throughput(request_from_form(raw))))
     except ValidationError as exc:
         context["errors"] = {str(e["loc"][-1]) if e["loc"] else "form": e["msg"]
                              for e in exc.errors()}
@@ -73,4 +93,5 @@ def throughput_page(request: Request) -> Response:
     if request.headers.get("HX-Request") == "true":
         return templates.TemplateResponse(request, "throughput.html", context,
                                           block_name="results")
+    context.update(kv_context(KvCacheRequest()))  # the seed's 1M-token case, below the form
     return templates.TemplateResponse(request, "throughput.html", context, status_code=status)

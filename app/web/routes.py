@@ -9,50 +9,46 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
 
 from app.db import DbSession
-from app.errors import AppError, NotFound
+from app.errors import AppError, InvalidInput, NotFound
 from app.modelling.finance.money import HOURS_PER_MONTH
-from app.pricing.repository import prices_as_of
+from app.pricing.repository import gpu_models, prices_as_of
 from app.pricing.service import as_of_instant
 from app.scenarios import service as scenarios
+from app.scenarios.examples import EXAMPLES
 from app.scenarios.report import ReportMeta, export
 from app.scenarios.routes import base_url, file_response
 from app.scenarios.schemas import NAME_MAX, ScenarioCreate
-from app.tco.schemas import Assumptions, TcoRequest, TcoResponse
+from app.tco.schemas import Assumptions, TcoRequest
 from app.tco.service import compute_tco
-from app.web.charts import cumulative_cost_figure
+from app.web import shared, workspace_form
+from app.web.results import result_context
 from app.web.templating import templates
 
 router = APIRouter(include_in_schema=False)
 HX_HEADER = "HX-Request"
 
 
-def _form_errors(exc: ValidationError) -> dict[str, str]:
-    return {".".join(str(p) for p in e["loc"]) or "form": e["msg"] for e in exc.errors()}
-
-
 def _workspace(session: Session, raw: dict[str, str]) -> tuple[dict[str, Any], int]:
     """Validate the form and compute; the context carries either a result or field errors."""
-    inputs = {k: v for k, v in raw.items() if k != "name" and v != ""}
-    context: dict[str, Any] = {"form": {**TcoRequest().model_dump(), **inputs,
-                                        "name": raw.get("name", "")}, "errors": {}}
+    inputs = {k: v for k, v in raw.items() if k in workspace_form.FIELDS and v != ""}
+    context: dict[str, Any] = {"form": {**workspace_form.defaults(), **inputs,
+                                        "name": raw.get("name", "")}, "errors": {},
+                               "gpu_models": gpu_models(session)}
     try:
-        req = TcoRequest.model_validate(inputs)
-        context.update(_result_context(compute_tco(session, req)))
-    except ValidationError as exc:
-        context["errors"] = _form_errors(exc)
+        req = workspace_form.request_from_form(inputs)
+        context.update(result_context(session, compute_tco(session, req)))
+    except workspace_form.FormError as exc:
+        context["errors"] = exc.errors
         return context, 422
     except AppError as exc:
         context["errors"] = {e["field"]: e["reason"] for e in exc.errors} or {"form": exc.detail}
         return context, exc.status
     context["export_base"] = "/export"
-    context["export_query"] = "?" + scenarios.workspace_query(req)
+    context["export_query"] = "?" + workspace_form.query(req)
     return context, 200
-
-
-def _result_context(result: TcoResponse) -> dict[str, Any]:
-    return {"result": result, "chart_json": cumulative_cost_figure(result)}
 
 
 def _error_page(request: Request, status: int, heading: str, detail: str) -> Response:
@@ -74,15 +70,15 @@ def home(request: Request, session: Session = DbSession) -> Response:
     return templates.TemplateResponse(request, "index.html", context, status_code=status)
 
 
-def _default_name(req: TcoRequest) -> str:
-    return (f"{req.nodes * Assumptions().gpus_per_node} × {req.gpu_model}, {req.months} months "
-            f"at {req.utilization:.0%} utilization")
-
-
 @router.post("/s", response_class=HTMLResponse)
 async def save_and_share(request: Request, session: Session = DbSession) -> Response:
-    """The workspace form's "Save & share": store the scenario, then show its link (303)."""
-    raw = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    """Every page's "Save & share": store the scenario (its `kind` a hidden field; the
+    workspace's when absent), then show its link (303)."""
+    form = await request.form()
+    raw = {k: v for k, v in form.items() if isinstance(v, str)}
+    kind = raw.get("kind", "tco")
+    if kind in shared.FORM_PARSERS:
+        return _save_other(request, session, kind, form, raw.get("name", "").strip())
     context, status = _workspace(session, raw)
     name = raw.get("name", "").strip()
     if len(name) > NAME_MAX:
@@ -92,7 +88,23 @@ async def save_and_share(request: Request, session: Session = DbSession) -> Resp
         context["examples"] = scenarios.examples(session)
         return templates.TemplateResponse(request, "index.html", context, status_code=status)
     req: TcoRequest = context["result"].request
-    saved = scenarios.save(session, ScenarioCreate(name=name or _default_name(req), inputs=req))
+    saved = scenarios.save(session, ScenarioCreate(name=name or shared.tco_summary(req),
+                                                   inputs=req))
+    return RedirectResponse(f"/s/{saved.share_id}", status_code=303)
+
+
+def _save_other(request: Request, session: Session, kind: str, form: FormData,
+                name: str) -> Response:
+    try:
+        inputs, default_name = shared.FORM_PARSERS[kind](form)
+    except ValidationError as exc:
+        detail = "; ".join(f"{k}: {v}" for k, v in shared.form_errors(exc).items())
+        return _error_page(request, 422, "Check the inputs, then save again.", detail)
+    if len(name) > NAME_MAX:
+        return _error_page(request, 422, "Check the inputs, then save again.",
+                           f"name: at most {NAME_MAX} characters")
+    saved = scenarios.save(session, ScenarioCreate(name=name or default_name[:NAME_MAX],
+                                                   kind=kind, inputs=inputs))
     return RedirectResponse(f"/s/{saved.share_id}", status_code=303)
 
 
@@ -103,14 +115,16 @@ def shared_scenario(request: Request, share_id: str,
     Any unknown id (however malformed) gets the same HTML 404 page."""
     try:
         scenario = scenarios.get(session, share_id)
-        result = scenarios.compute(session, scenario)
+        shown = shared.view(session, scenario)
     except NotFound:
         return _error_page(request, 404, "No scenario at this link.",
                            "Check the link you were sent (share ids are case-sensitive).")
     except AppError as exc:
         return _error_page(request, exc.status, "This scenario cannot be computed.", exc.detail)
-    context = {**_result_context(result), "scenario": scenario, "errors": {},
-               "fork_url": "/?" + scenarios.workspace_query(scenarios.inputs_of(scenario)),
+    example = next((e for e in EXAMPLES if e.share_id == scenario.share_id), None)
+    context = {**shown.context, "scenario": scenario, "errors": {}, "view": shown,
+               "example": example,
+               "fork_url": shown.fork_url,
                "export_base": f"/s/{scenario.share_id}/export", "export_query": ""}
     return templates.TemplateResponse(request, "scenario.html", context)
 
@@ -128,12 +142,15 @@ def workspace_export(request: Request, fmt: Literal["csv", "xlsx"],
     """The live workspace's numbers for its query string (the inputs as on the page)."""
     raw = {k: v for k, v in request.query_params.items() if v != ""}
     try:
-        req = TcoRequest.model_validate(raw)
-    except ValidationError as exc:
-        raise scenarios.invalid_input(exc) from exc
+        req = workspace_form.request_from_form(raw)
+    except workspace_form.FormError as exc:
+        (field, reason), *_ = exc.errors.items()
+        err = InvalidInput(field, reason)
+        err.errors = [{"field": k, "reason": v} for k, v in exc.errors.items()]
+        raise err from exc
     result = compute_tco(session, req)
-    meta = ReportMeta(title=_default_name(req),
-                      link=f"{base_url(request)}/?{scenarios.workspace_query(req)}")
+    meta = ReportMeta(title=shared.tco_summary(req),
+                      link=f"{base_url(request)}/?{workspace_form.query(req)}")
     return file_response(export(result, meta, fmt))
 
 

@@ -12,15 +12,19 @@ from openpyxl import load_workbook
 pytestmark = pytest.mark.browser
 
 
+TOTALS = "table.comparison tbody td[data-total]"
+
+
 def totals(page: Any) -> list[float]:
-    return [float(t) for t in page.locator(".card-total").evaluate_all(
+    """Every option's total, in table order (the order of the exports)."""
+    return [float(t) for t in page.locator(TOTALS).evaluate_all(
         "els => els.map(e => e.dataset.total)")]
 
 
 def by_option(page: Any) -> dict[str, float]:
-    """Card totals keyed by option key (data-option)."""
-    return {str(k): float(v) for k, v in page.locator(".card").evaluate_all(
-        "els => els.map(e => [e.dataset.option, e.querySelector('.card-total').dataset.total])")}
+    """Table totals keyed by option key (data-option)."""
+    return {str(k): float(v) for k, v in page.locator("table.comparison tbody tr").evaluate_all(
+        "els => els.map(e => [e.dataset.option, e.querySelector('td[data-total]').dataset.total])")}
 
 
 def table_text(page: Any) -> str:
@@ -29,7 +33,8 @@ def table_text(page: Any) -> str:
 
 def wait_recomputed(page: Any, before: list[float]) -> list[float]:
     page.wait_for_function(
-        "b => JSON.stringify([...document.querySelectorAll('.card-total')]"
+        "b => JSON.stringify([...document.querySelectorAll("
+        "'table.comparison tbody td[data-total]')]"
         ".map(e => parseFloat(e.dataset.total))) !== JSON.stringify(b)", arg=before)
     return totals(page)
 
@@ -164,3 +169,34 @@ def test_without_javascript_forms_still_work(open_tab: Any) -> None:
     page.click("button:has-text('Save & share')")  # a plain POST, then a 303 to the link
     page.wait_for_url(re.compile(r"/s/"))
     assert totals(page) == recomputed
+
+
+def test_throughput_save_and_share_keeps_the_numbers(open_tab: Any) -> None:
+    tab = open_tab()
+    page = tab.page
+    page.goto("/throughput?nodes=4&scale_out_fabric=RoCEv2+untuned")
+    tokens = page.locator("[data-tokens-per-day]").get_attribute("data-tokens-per-day")
+    page.locator("#scaling-chart .main-svg").first.wait_for()
+    tab.screenshot("throughput")
+    page.fill("#f-name", "RoCE check")
+    page.click("button:has-text('Save & share')")
+    page.wait_for_url(re.compile(r"/s/[A-Za-z0-9_-]{22}$"))
+    assert page.locator("[data-tokens-per-day]").get_attribute("data-tokens-per-day") == tokens
+    assert page.locator("h1").inner_text() == "RoCE check"
+    tab.screenshot("shared-throughput")
+    assert tab.errors == []
+
+
+def test_every_page_screenshot_at_laptop_size(open_tab: Any) -> None:
+    """Screenshots for review (test-output/screenshots): every page, no console errors."""
+    tab = open_tab()
+    for name, path in (("planner", "/planner"), ("prices", "/prices"),
+                       ("example-plan", "/s/example-seed001-256gpu-48h-plan"),
+                       ("example-kv", "/s/example-seed000-1m-context-kv"),
+                       ("workspace-schedule", "/?usage=schedule&hours_per_day=8&days_per_week=5")):
+        response = tab.page.goto(path)
+        assert response is not None
+        assert response.status == 200, path
+        tab.page.wait_for_load_state("networkidle")
+        tab.screenshot(name)
+    assert tab.errors == []
