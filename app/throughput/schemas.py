@@ -77,9 +77,12 @@ class ThroughputRequest(BaseModel):
     restart_s: float = Field(600.0, ge=0, le=86_400)
     scaling_fabrics: list[str] = Field(
         default_factory=lambda: ["InfiniBand NDR", "RoCEv2 tuned", "RoCEv2 untuned",
-                                 "Ethernet TCP 100G"], max_length=6)
-    scaling_nodes: list[int] = Field(default_factory=lambda: [1, 2, 4, 8, 16, 32, 64],
-                                     max_length=12)
+                                 "Ethernet TCP 100G"], max_length=6,
+        json_schema_extra={"items": {"type": "string", "maxLength": 64}})
+    # Item bounds enforced by _bounded_sweep; stated here for the JSON schema.
+    scaling_nodes: list[int] = Field(
+        default_factory=lambda: [1, 2, 4, 8, 16, 32, 64], max_length=12,
+        json_schema_extra={"items": {"type": "integer", "minimum": 1, "maximum": 4096}})
 
     @model_validator(mode="after")
     def _bounded_sweep(self) -> "ThroughputRequest":
