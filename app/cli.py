@@ -64,6 +64,15 @@ def _prices_sync_aws(args: argparse.Namespace) -> int:
     return 0
 
 
+def _examples_seed(_: argparse.Namespace) -> int:
+    from app.scenarios import service as scenarios
+
+    with session_scope() as session, session.begin():
+        added = scenarios.seed_examples(session)
+    print(f"examples gallery: {added} new scenarios")
+    return 0
+
+
 def _keys_create(args: argparse.Namespace) -> int:
     from app.auth import service as auth
 
@@ -127,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     aws.add_argument("--instance-types", nargs="+", default=list(DEFAULT_INSTANCE_TYPES),
                      metavar="TYPE", help="default: " + " ".join(DEFAULT_INSTANCE_TYPES))
     aws.set_defaults(func=_prices_sync_aws)
+    sub.add_parser("examples", help="save the examples gallery's scenarios (idempotent)"
+                   ).set_defaults(func=_examples_seed)
     keys = sub.add_parser("keys", help="API keys for writes").add_subparsers(
         dest="keys_cmd", required=True)
     create = keys.add_parser("create", help="issue a key; its token is printed once")

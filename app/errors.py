@@ -96,7 +96,7 @@ _PROBLEM_CONTENT = {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Prob
 PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": Problem, "description": HTTPStatus(status).phrase,
              "content": _PROBLEM_CONTENT}
-    for status in (401, 403, 404, 405, 409, 413, 422, 429, 503)
+    for status in (400, 401, 403, 404, 405, 409, 413, 422, 429, 503)
 }
 
 DB_DOWN = "The database is unavailable; retry shortly."

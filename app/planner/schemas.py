@@ -77,9 +77,9 @@ class PlanRequest(BaseModel):
     total_tokens: float = Field(SEED_CASE_TOKENS, ge=1e6, le=1e14)
     global_batch_seqs: int = Field(2048, ge=1, le=65536, description="Sequences per step")
     precision: Literal["bf16", "fp8"] = "fp8"
-    deadline_hours: float = Field(48.0, gt=0, le=100_000)
-    budget_usd: float | None = Field(None, ge=0, le=1e11, description="Total $ for one run")
-    budget_usd_per_month: float | None = Field(500_000.0, ge=0, le=1e11)
+    deadline_hours: float = Field(48.0, ge=0.01, le=100_000)
+    budget_usd: float | None = Field(None, ge=1, le=1e11, description="Total $ for one run")
+    budget_usd_per_month: float | None = Field(500_000.0, ge=1, le=1e11)
     mode: Literal["single_run", "year_of_work"] = "year_of_work"
     utilization: float = Field(
         0.95, gt=0, le=1,
