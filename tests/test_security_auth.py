@@ -197,3 +197,28 @@ def test_cli_creates_lists_and_revokes(database_url: str, monkeypatch: pytest.Mo
     finally:
         monkeypatch.delenv("DATABASE_URL")
         get_settings.cache_clear()
+
+
+def test_concurrent_pushes_for_one_item_resolve_deterministically(
+        client: TestClient, database_url: str, keys: dict[str, str]) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    provider = f"race{abs(hash((database_url, 'race'))) % 10**6}"
+    same = {**QUOTE, "provider": provider}
+    other = {**same, "amount": "3.00"}
+    writer = {"Authorization": f"Bearer {keys['writer']}"}
+    bodies = [same] * 6 + [other] * 3
+    with ThreadPoolExecutor(max_workers=len(bodies)) as pool:
+        responses = list(pool.map(
+            lambda b: client.post("/api/v1/prices", json=b, headers=writer), bodies))
+    statuses = [r.status_code for r in responses]
+    assert statuses.count(201) == 1, statuses
+    winner = next(r.json() for r in responses if r.status_code == 201)
+    for body, r in zip(bodies, responses, strict=True):
+        if r.status_code == 201:
+            continue
+        # The loser's outcome follows from the winner: same price 200, different price 409.
+        # SQLite may also refuse a racing writer outright (503, retryable); never anything else.
+        expected = 200 if float(body["amount"]) == winner["amount"] else 409
+        assert r.status_code in (expected, 503), (statuses, r.text)
+    assert _points(database_url, provider) == 1
