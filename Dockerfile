@@ -18,7 +18,9 @@ RUN useradd --system --uid 10001 --home /srv/clustertco clustertco \
     && mkdir -p var && chown clustertco var
 USER clustertco
 
-# Workers must not race each other on migrations: run them once here, then serve.
-ENV MIGRATE_ON_START=false LOAD_SNAPSHOT_ON_START=false WEB_CONCURRENCY=4
+# Workers must not race each other on migrations or seeding: run them once here, then serve
+# (the workers keep no state in memory: rate limits, keys and audit live in PostgreSQL).
+ENV MIGRATE_ON_START=false LOAD_SNAPSHOT_ON_START=false SEED_EXAMPLES_ON_START=false \
+    WEB_CONCURRENCY=4
 EXPOSE 8000
-CMD ["sh", "-c", "clustertco db upgrade && clustertco prices load && exec uvicorn app.main:app --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY} --proxy-headers"]
+CMD ["sh", "-c", "clustertco db upgrade && clustertco prices load && clustertco examples && exec uvicorn app.main:app --host 0.0.0.0 --port 8000 --workers ${WEB_CONCURRENCY} --proxy-headers"]

@@ -64,6 +64,54 @@ def _prices_sync_aws(args: argparse.Namespace) -> int:
     return 0
 
 
+def _examples_seed(_: argparse.Namespace) -> int:
+    from app.scenarios import service as scenarios
+
+    with session_scope() as session, session.begin():
+        added = scenarios.seed_examples(session)
+    print(f"examples gallery: {added} new scenarios")
+    return 0
+
+
+def _keys_create(args: argparse.Namespace) -> int:
+    from app.auth import service as auth
+
+    try:
+        with session_scope() as session, session.begin():
+            issued = auth.create_key(session, args.name, args.scope)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"key {issued.key.id} ({issued.key.name}, scopes: {issued.key.scopes})")
+    print(f"token (shown once, store it now): {issued.token}")
+    return 0
+
+
+def _keys_revoke(args: argparse.Namespace) -> int:
+    from app.auth import service as auth
+    from app.errors import NotFound
+
+    try:
+        with session_scope() as session, session.begin():
+            key = auth.revoke_key(session, args.id)
+    except NotFound as exc:
+        print(f"error: {exc.detail}", file=sys.stderr)
+        return 2
+    print(f"key {key.id} ({key.name}) revoked at {key.revoked_at:%Y-%m-%d %H:%M:%S} UTC")
+    return 0
+
+
+def _keys_list(_: argparse.Namespace) -> int:
+    from app.auth import repository
+
+    with session_scope() as session:
+        for key in repository.list_keys(session):
+            state = f"revoked {key.revoked_at:%Y-%m-%d}" if key.revoked_at else "active"
+            print(f"{key.id}\t{key.token_prefix}…\t{key.name}\t{key.scopes}\t"
+                  f"created {key.created_at:%Y-%m-%d}\t{state}")
+    return 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -88,6 +136,21 @@ def build_parser() -> argparse.ArgumentParser:
     aws.add_argument("--instance-types", nargs="+", default=list(DEFAULT_INSTANCE_TYPES),
                      metavar="TYPE", help="default: " + " ".join(DEFAULT_INSTANCE_TYPES))
     aws.set_defaults(func=_prices_sync_aws)
+    sub.add_parser("examples", help="save the examples gallery's scenarios (idempotent)"
+                   ).set_defaults(func=_examples_seed)
+    keys = sub.add_parser("keys", help="API keys for writes").add_subparsers(
+        dest="keys_cmd", required=True)
+    create = keys.add_parser("create", help="issue a key; its token is printed once")
+    create.add_argument("--name", required=True, help="who or what holds the key")
+    create.add_argument("--scope", action="append", required=True,
+                        choices=["prices:read", "prices:write", "admin"],
+                        help="repeat for several scopes")
+    create.set_defaults(func=_keys_create)
+    revoke = keys.add_parser("revoke", help="revoke a key at once")
+    revoke.add_argument("id", type=int)
+    revoke.set_defaults(func=_keys_revoke)
+    keys.add_parser("list", help="keys (id, token prefix, scopes); never the tokens").set_defaults(
+        func=_keys_list)
     serve = sub.add_parser("serve", help="run the web server")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)

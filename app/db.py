@@ -60,7 +60,11 @@ def get_engine(url: str | None = None) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10, pool_timeout=5)
+    # A short connect timeout so requests that need the database answer 503 within seconds
+    # while PostgreSQL is down or restarting, instead of hanging on the OS's TCP timeout.
+    timeout_s = get_settings().db_connect_timeout_s
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10,
+                         pool_timeout=timeout_s, connect_args={"connect_timeout": timeout_s})
 
 
 def _sqlite_pragmas(dbapi_connection: object, _record: object) -> None:

@@ -12,11 +12,14 @@ from fastapi.staticfiles import StaticFiles
 
 from app import migrate
 from app.db import session_scope
-from app.errors import install_error_handlers
+from app.errors import PROBLEM_RESPONSES, install_error_handlers
+from app.middleware import BodySizeLimit, CsrfGuard, SecurityHeaders
 from app.planner.routes import pages as planner_pages
 from app.planner.routes import router as planner_router
 from app.pricing.routes import router as pricing_router
 from app.pricing.snapshot import load_snapshot
+from app.pricing.write_routes import router as pricing_write_router
+from app.ratelimit.service import limited
 from app.scenarios import service as scenarios
 from app.scenarios.routes import router as scenarios_router
 from app.settings import get_settings
@@ -60,6 +63,10 @@ def create_app() -> FastAPI:
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    # Outermost last: headers go on every response, including the guards' own refusals.
+    app.add_middleware(BodySizeLimit, max_bytes=get_settings().max_body_bytes)
+    app.add_middleware(CsrfGuard)
+    app.add_middleware(SecurityHeaders)
     @app.get("/static/vendor/plotly.min.js", include_in_schema=False, name="vendor_plotly")
     def vendor_plotly() -> FileResponse:
         # plotly.js ships inside the plotly package: served locally, never from a CDN.
@@ -70,14 +77,17 @@ def create_app() -> FastAPI:
     def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    app.include_router(tco_router)
-    app.include_router(throughput_router)
+    # Every API route documents the problem responses; compute-heavy ones are rate limited.
+    compute = [limited("compute")]
+    app.include_router(tco_router, responses=PROBLEM_RESPONSES, dependencies=compute)
+    app.include_router(throughput_router, responses=PROBLEM_RESPONSES, dependencies=compute)
     app.include_router(throughput_pages)
-    app.include_router(planner_router)
+    app.include_router(planner_router, responses=PROBLEM_RESPONSES, dependencies=compute)
     app.include_router(planner_pages)
-    app.include_router(pricing_router)
+    app.include_router(pricing_router, responses=PROBLEM_RESPONSES)
+    app.include_router(pricing_write_router, responses=PROBLEM_RESPONSES)
     app.include_router(price_pages_router)
-    app.include_router(scenarios_router)
+    app.include_router(scenarios_router, responses=PROBLEM_RESPONSES)
     app.include_router(web_router)
     # Mounted last: the plotly route above shares the /static prefix.
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")

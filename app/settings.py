@@ -16,6 +16,15 @@ class Settings(BaseSettings):
     load_snapshot_on_start: bool = True
     # Save the examples gallery's scenarios when missing (idempotent).
     seed_examples_on_start: bool = True
+    # Largest request body accepted (bytes); larger gets 413. The biggest legitimate body (a
+    # planner search or a scenario with its inputs) is a few kilobytes.
+    max_body_bytes: int = 65_536
+    # Compute endpoints (tco, throughput, kv-cache, plan): requests per client per window.
+    # Generous so 32 benchmark clients on one address are not throttled; 0 disables the limit.
+    rate_limit_requests: int = 100_000
+    rate_limit_window_s: int = 60
+    # Seconds to wait for a PostgreSQL connection before answering 503.
+    db_connect_timeout_s: int = 3
 
 
 @lru_cache

@@ -4,6 +4,7 @@ from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.config import JsonDict
 
 from app.hardware.catalog import load_fabrics, load_gpus
 from app.modelling.throughput import PRESETS
@@ -62,31 +63,42 @@ class PaymentOverride(BaseModel):
     upfront_usd_per_gpu: float | None = Field(None, ge=0, le=10_000_000)
 
 
+# JSON-schema bounds of list items the validators below enforce (documented for API clients).
+_NAME_ITEM: JsonDict = {"type": "string", "maxLength": 64}
+
+
+def _items(schema: JsonDict) -> JsonDict:
+    return {"items": schema}
+
+
 class PlanRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
-    model: str = Field("seed-90b", description="Model preset; see `shape` for a custom one")
+    model: str = Field("seed-90b", max_length=64,
+                       description="Model preset; see `shape` for a custom one")
     shape: ShapeInput | None = None
     total_tokens: float = Field(SEED_CASE_TOKENS, ge=1e6, le=1e14)
     global_batch_seqs: int = Field(2048, ge=1, le=65536, description="Sequences per step")
     precision: Literal["bf16", "fp8"] = "fp8"
-    deadline_hours: float = Field(48.0, gt=0, le=100_000)
-    budget_usd: float | None = Field(None, ge=0, le=1e11, description="Total $ for one run")
-    budget_usd_per_month: float | None = Field(500_000.0, ge=0, le=1e11)
+    deadline_hours: float = Field(48.0, ge=0.01, le=100_000)
+    budget_usd: float | None = Field(None, ge=1, le=1e11, description="Total $ for one run")
+    budget_usd_per_month: float | None = Field(500_000.0, ge=1, le=1e11)
     mode: Literal["single_run", "year_of_work"] = "year_of_work"
     utilization: float = Field(
         0.95, gt=0, le=1,
         description="Year of work: busy share of an owned/reserved cluster (seed 000: 95%)")
     gpu_types: list[str] = Field(default_factory=lambda: ["H100", "H200"], min_length=1,
-                                 max_length=7)
-    node_counts: list[int] = Field(default_factory=lambda: [8, 16, 32, 64, 128],
-                                   min_length=1, max_length=32)
+                                 max_length=7, json_schema_extra=_items(_NAME_ITEM))
+    node_counts: list[int] = Field(
+        default_factory=lambda: [8, 16, 32, 64, 128], min_length=1, max_length=32,
+        json_schema_extra=_items({"type": "integer", "minimum": 1, "maximum": 2048}))
     fabrics: list[str] = Field(
         default_factory=lambda: ["InfiniBand NDR", "InfiniBand XDR", "RoCEv2 tuned",
                                  "RoCEv2 untuned", "Ethernet TCP 100G"],
-        min_length=1, max_length=10)
-    oversubscription: list[float] = Field(default_factory=lambda: [1.0, 2.0], min_length=1,
-                                          max_length=4)
+        min_length=1, max_length=10, json_schema_extra=_items(_NAME_ITEM))
+    oversubscription: list[float] = Field(
+        default_factory=lambda: [1.0, 2.0], min_length=1, max_length=4,
+        json_schema_extra=_items({"type": "number", "minimum": 1, "maximum": 8}))
     payments: list[PaymentKey] = Field(default_factory=lambda: list(ALL_PAYMENTS),
                                        min_length=1, max_length=len(ALL_PAYMENTS))
     owned_life_months: int = Field(36, ge=6, le=120, description="Depreciation life")
@@ -97,6 +109,8 @@ class PlanRequest(BaseModel):
     colo_usd_per_kw_month: float | None = Field(None, ge=0, le=10_000)
     switch_usd: dict[str, float] = Field(
         default_factory=dict, max_length=10,
+        json_schema_extra={"additionalProperties": {"type": "number", "minimum": 0,
+                                                    "maximum": 10_000_000}},
         description="Price of one 64-port switch per fabric, where the store has none")
     spot_interruption_per_node_hour: float | None = Field(None, ge=0, le=10)
     overrides: list[PaymentOverride] = Field(default_factory=list, max_length=32)

@@ -2,10 +2,10 @@
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query
+from fastapi import APIRouter, Path, Query
 from sqlalchemy.orm import Session
 
-from app.db import get_session
+from app.db import DbSession
 from app.pricing import service
 from app.pricing.schemas import PriceHistory, PricePage, PriceQuery
 
@@ -14,7 +14,7 @@ router = APIRouter(prefix="/api/v1", tags=["prices"])
 
 @router.get("/prices", response_model=PricePage)
 def list_prices(query: Annotated[PriceQuery, Query()],
-                session: Session = Depends(get_session)) -> PricePage:
+                session: Session = DbSession) -> PricePage:
     """Prices in force at `as_of` (default today), one per item, with source and date,
     $/GPU-hour and effective hourly (upfront spread over the term). Same filters as the
     /prices page and /prices.csv."""
@@ -23,6 +23,6 @@ def list_prices(query: Annotated[PriceQuery, Query()],
 
 @router.get("/prices/{item_id}/history", response_model=PriceHistory)
 def price_history(item_id: Annotated[int, Path(ge=1, le=2**31 - 1)],
-                  session: Session = Depends(get_session)) -> PriceHistory:
+                  session: Session = DbSession) -> PriceHistory:
     """Every price an item ever had, oldest first; 404 when the item does not exist."""
     return service.history(session, item_id)

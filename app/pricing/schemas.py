@@ -1,11 +1,19 @@
 """Price browser and API bodies: the filter query (shared by the page, CSV and JSON) and rows."""
 
 from datetime import date, datetime
-from typing import Any, Literal
+from decimal import Decimal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    model_validator,
+)
 
-from app.pricing.models import PriceKind, PurchaseOption
+from app.pricing.models import OfferingClass, PaymentOption, PriceKind, PriceUnit, PurchaseOption
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9 ._/+-]*$"
 SortKey = Literal["kind", "name", "provider", "region", "instance_type", "gpu_model",
@@ -112,3 +120,59 @@ class PriceHistory(BaseModel):
     name: str
     unit: str
     points: list[PricePointOut]
+
+
+# A JSON number or a decimal string ("2.49", exact); the store keeps 10 decimals.
+MoneyIn = Annotated[
+    Decimal, Field(ge=0, le=999_999_999, max_digits=20, decimal_places=10),
+    WithJsonSchema({"anyOf": [
+        {"type": "number", "minimum": 0, "maximum": 999_999_999},
+        {"type": "string", "maxLength": 21, "pattern": r"^[0-9]{1,9}(\.[0-9]{1,10})?$"}]})]
+
+
+class PriceCreate(BaseModel):
+    """One dated, sourced price pushed by an authorised client (a vendor quote, a contract).
+    The identity fields say *what* is priced; the same identity always updates the same item."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    kind: PriceKind = Field(examples=["gpu_cloud"])
+    name: str = Field(min_length=1, max_length=200, examples=["H100 SXM on Lambda, 1-year"])
+    unit: PriceUnit = Field(examples=["usd_per_gpu_hour"])
+    provider: str | None = Field(None, max_length=64, pattern=NAME, examples=["lambda"])
+    region: str | None = Field(None, max_length=64, pattern=NAME)
+    availability_zone: str | None = Field(None, max_length=64, pattern=NAME)
+    instance_type: str | None = Field(None, max_length=64, pattern=NAME)
+    gpu_model: str | None = Field(None, max_length=64, pattern=NAME, examples=["H100"])
+    gpu_count: int | None = Field(None, ge=1, le=100_000)
+    purchase_option: PurchaseOption | None = Field(None, examples=["committed"])
+    term_months: int | None = Field(None, ge=1, le=120, examples=[12])
+    payment_option: PaymentOption | None = None
+    offering_class: OfferingClass | None = None
+    category: str | None = Field(None, max_length=64, pattern=NAME)
+    part_number: str | None = Field(None, max_length=64, pattern=NAME)
+    power_w: float | None = Field(None, ge=0, le=1_000_000)
+    amount: MoneyIn = Field(description="In `unit`", examples=["2.49"])
+    upfront_usd: MoneyIn | None = None
+    low: MoneyIn | None = None
+    high: MoneyIn | None = None
+    effective_from: AwareDatetime = Field(examples=["2026-11-01T00:00:00Z"])
+    retrieved_at: AwareDatetime | None = Field(
+        None, description="When the quote was obtained; default `effective_from`")
+    source_name: str = Field(min_length=1, max_length=200, examples=["Lambda quote Q-1042"])
+    source_url: str | None = Field(None, max_length=2000, pattern=r"^https?://\S+$")
+    note: str | None = Field(None, max_length=2000)
+
+    @model_validator(mode="after")
+    def _range_ordered(self) -> "PriceCreate":
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise ValueError("low must not exceed high")
+        return self
+
+    IDENTITY: ClassVar[tuple[str, ...]] = (
+        "kind", "name", "unit", "provider", "region", "availability_zone", "instance_type",
+        "gpu_model", "gpu_count", "purchase_option", "term_months", "payment_option",
+        "offering_class", "category", "part_number", "power_w")
+
+    def identity(self) -> dict[str, Any]:
+        return {n: getattr(self, n) for n in self.IDENTITY}

@@ -1,9 +1,11 @@
 """JSON API for the TCO comparison and the seed examples."""
 
-from fastapi import APIRouter, Depends
+from typing import Annotated
+
+from fastapi import APIRouter, Path
 from sqlalchemy.orm import Session
 
-from app.db import get_session
+from app.db import DbSession
 from app.tco.schemas import (
     ExampleResult,
     ExampleSummary,
@@ -18,7 +20,7 @@ router = APIRouter(prefix="/api/v1", tags=["tco"])
 
 
 @router.post("/tco", response_model=TcoResponse)
-def post_tco(req: TcoRequest, session: Session = Depends(get_session)) -> TcoResponse:
+def post_tco(req: TcoRequest, session: Session = DbSession) -> TcoResponse:
     """Every way to pay for the cluster that the prices allow: monthly flows, totals, NPV,
     break-even utilization and month, sensitivity and Monte Carlo."""
     return compute_tco(session, req)
@@ -26,7 +28,7 @@ def post_tco(req: TcoRequest, session: Session = Depends(get_session)) -> TcoRes
 
 @router.post("/tco/sweep", response_model=TcoSweepResponse)
 def post_tco_sweep(req: TcoSweepRequest,
-                   session: Session = Depends(get_session)) -> TcoSweepResponse:
+                   session: Session = DbSession) -> TcoSweepResponse:
     """PV of every option over a utilization × horizon grid, and the cheapest in each cell
     (mixed strategies excluded: they depend on the whole profile)."""
     return compute_sweep(session, req)
@@ -39,6 +41,7 @@ def get_examples() -> list[ExampleSummary]:
 
 
 @router.get("/tco/examples/{name}", response_model=ExampleResult)
-def get_example(name: str, session: Session = Depends(get_session)) -> ExampleResult:
+def get_example(name: Annotated[str, Path(max_length=64)],
+                session: Session = DbSession) -> ExampleResult:
     """One example computed from its inputs, each article claim beside what follows."""
     return run_example(session, name)

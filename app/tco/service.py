@@ -562,6 +562,8 @@ def _assumptions(req: TcoRequest, own: Owned | None) -> dict[str, float]:
                a.spot_interruptions_per_hour, a.spot_checkpoint_interval_hours,
                a.spot_restart_hours),
            "cloud_extras_usd_per_month": _cloud_extras(req)}
+    if not np.isfinite(out["spot_hours_multiplier"]):  # spot is omitted then (see notes)
+        del out["spot_hours_multiplier"]
     if own is not None:
         o = own.ownership
         out |= {"staff_fte": float(staff_fte(o, req.nodes)),

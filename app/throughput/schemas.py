@@ -53,33 +53,37 @@ class ThroughputRequest(BaseModel):
                                         description="Default: the GPU's own NVLink/xGMI")
     scale_out_fabric: str = Field("InfiniBand NDR", max_length=64)
     nics_per_node: int = Field(8, ge=1, le=32)
-    nic_gbps: float | None = Field(None, gt=0, le=3200,
+    nic_gbps: float | None = Field(None, ge=1, le=3200,
                                    description="Per NIC port; default the fabric's port rate")
     topology: Literal["fat_tree", "rail_optimized", "dragonfly_plus"] = "fat_tree"
     oversubscription: float = Field(1.0, ge=1.0, le=16.0)
     packet_loss_rate: float | None = Field(None, ge=0.0, le=0.1)
-    storage_gbytes_per_s: float = Field(100.0, gt=0, le=100_000)
+    storage_gbytes_per_s: float = Field(100.0, ge=0.01, le=100_000)
     data_shares_network: bool = False
     degraded_scale_up_gbytes_per_s: float | None = Field(
-        None, gt=0, le=10_000, description="One GPU pair's NVLink fallen back to this speed")
+        None, ge=0.1, le=10_000, description="One GPU pair's NVLink fallen back to this speed")
     degraded_nic_gbps: float | None = Field(
-        None, gt=0, le=3200, description="One NIC port running at this speed")
+        None, ge=0.1, le=3200, description="One NIC port running at this speed")
     precision: Literal["bf16", "fp8"] = "bf16"
     recompute: Literal["none", "selective", "full"] = "selective"
     zero_stage: int = Field(1, ge=0, le=3)
     global_batch_seqs: int = Field(512, ge=1, le=1_000_000)
     total_tokens: float = Field(1e12, ge=1e6, le=1e15)
     layout: LayoutInput | None = Field(None, description="null = search every layout (auto)")
-    failures_per_gpu_hour: float | None = Field(None, ge=0, le=1.0,
+    # Lower bound > 0: the failure model divides by the rate (MTBF = 1 / rate).
+    failures_per_gpu_hour: float | None = Field(None, ge=1e-9, le=1.0,
                                                 description="Default: Llama 3 405B rate")
-    checkpoint_write_gbytes_per_s: float = Field(50.0, gt=0, le=100_000)
+    checkpoint_write_gbytes_per_s: float = Field(50.0, ge=0.01, le=100_000)
     async_checkpoint: bool = True
     restart_s: float = Field(600.0, ge=0, le=86_400)
     scaling_fabrics: list[str] = Field(
         default_factory=lambda: ["InfiniBand NDR", "RoCEv2 tuned", "RoCEv2 untuned",
-                                 "Ethernet TCP 100G"], max_length=6)
-    scaling_nodes: list[int] = Field(default_factory=lambda: [1, 2, 4, 8, 16, 32, 64],
-                                     max_length=12)
+                                 "Ethernet TCP 100G"], max_length=6,
+        json_schema_extra={"items": {"type": "string", "maxLength": 64}})
+    # Item bounds enforced by _bounded_sweep; stated here for the JSON schema.
+    scaling_nodes: list[int] = Field(
+        default_factory=lambda: [1, 2, 4, 8, 16, 32, 64], max_length=12,
+        json_schema_extra={"items": {"type": "integer", "minimum": 1, "maximum": 4096}})
 
     @model_validator(mode="after")
     def _bounded_sweep(self) -> "ThroughputRequest":
@@ -153,7 +157,7 @@ class KvCacheRequest(BaseModel):
     context_tokens: int = Field(1_048_576, ge=1, le=16_777_216)
     batch: int = Field(1, ge=1, le=4096)
     gpu: str = Field("H200 SXM 141GB", max_length=64)
-    bytes_per_element: float = Field(2.0, gt=0, le=4)
+    bytes_per_element: float = Field(2.0, ge=0.5, le=4)
 
 
 class KvCacheResponse(BaseModel):

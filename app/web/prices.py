@@ -8,12 +8,12 @@ import io
 from typing import Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app.db import get_session
+from app.db import DbSession
 from app.errors import InvalidInput
 from app.pricing import service
 from app.pricing.models import PriceKind, PurchaseOption
@@ -39,7 +39,7 @@ def _link(raw: dict[str, str], **changes: object) -> str:
 
 
 @router.get("/prices", response_class=HTMLResponse)
-def prices_page(request: Request, session: Session = Depends(get_session)) -> Response:
+def prices_page(request: Request, session: Session = DbSession) -> Response:
     raw = _raw(request)
     context: dict[str, Any] = {
         "form": raw, "errors": {}, "facets": service.facets(session),
@@ -62,7 +62,7 @@ def prices_page(request: Request, session: Session = Depends(get_session)) -> Re
 
 
 @router.get("/prices.csv")
-def prices_csv(request: Request, session: Session = Depends(get_session)) -> Response:
+def prices_csv(request: Request, session: Session = DbSession) -> Response:
     """Every row matching the filters (not paged), one column per `PriceRow` field."""
     try:
         query = PriceQuery.model_validate(_raw(request))

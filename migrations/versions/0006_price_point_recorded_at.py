@@ -1,7 +1,7 @@
 """price point recorded_at
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-11-30 19:12:05.292323
 """
 
@@ -13,7 +13,7 @@ from alembic import op
 import app.db
 
 revision: str = '0006'
-down_revision: str | Sequence[str] | None = '0004'
+down_revision: str | Sequence[str] | None = '0005'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
