@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from markupsafe import escape
 from pydantic import BaseModel, Field
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -176,6 +176,13 @@ def install_error_handlers(app: FastAPI) -> None:
         log.info("integrity conflict on %s: %s", request.url.path, exc.orig)
         return problem(request, 409, "Conflict",
                        "A concurrent change conflicted with this one; retry the request.")
+
+    @app.exception_handler(DataError)
+    async def _unstorable(request: Request, exc: DataError) -> Response:
+        # A value the database refuses, e.g. a NUL character in text on PostgreSQL.
+        log.info("unstorable input on %s: %s", request.url.path, exc.orig)
+        return problem(request, 422, "Invalid input",
+                       "a value cannot be stored or compared (e.g. a NUL character in text)")
 
     @app.exception_handler(OperationalError)
     async def _db_down(request: Request, exc: OperationalError) -> Response:

@@ -181,3 +181,10 @@ def test_every_request_field_is_bounded(client: TestClient) -> None:
             for content in op.get("requestBody", {}).get("content", {}).values():
                 missing += _walk(content["schema"], defs, f"{method} {route} body", set())
     assert missing == []
+
+
+def test_nul_character_is_invalid_input_not_a_server_error(client: TestClient) -> None:
+    # PostgreSQL refuses NUL in text; the lookup must answer 422, never 500.
+    r = client.post("/api/v1/tco", json={"nodes": 1, "gpu_model": "H\u0000100"})
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"] == PROBLEM
