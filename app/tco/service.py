@@ -33,7 +33,7 @@ from app.modelling.finance.options import (
 from app.modelling.finance.sensitivity import monte_carlo, tornado
 from app.pricing import repository
 from app.pricing.models import PriceKind, PricePoint, PriceUnit, PurchaseOption
-from app.pricing.service import as_of_instant, require_price
+from app.pricing.service import as_of_instant
 from app.tco.defaults import RANGES
 from app.tco.examples import EXAMPLES
 from app.tco.schemas import (
@@ -81,12 +81,27 @@ class _Prices:
     overrides: PriceOverrides
     used: dict[str, PriceUsed] = field(default_factory=dict)
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
+    _by_kind: dict[str, list[PricePoint]] | None = None
+
+    def find(self, **filters: Any) -> list[PricePoint]:
+        """Points in force matching `filters` (None matches anything), in the store's order.
+        Every price in force is resolved by one `prices_as_of` query per request and filtered
+        here: a comparison needs a few dozen lookups, and a round trip each dominated its time."""
+        if self._by_kind is None:
+            self._by_kind = {}
+            for p in repository.prices_as_of(self.session, as_of_instant(self.as_of)):
+                self._by_kind.setdefault(p.item.kind.value, []).append(p)
+        wanted = {k: v for k, v in filters.items() if v is not None}
+        kind = wanted.pop("kind", None)
+        pool = self._by_kind.get(str(kind), []) if kind is not None \
+            else [p for points in self._by_kind.values() for p in points]
+        return [p for p in pool if all(getattr(p.item, k) == v for k, v in wanted.items())]
 
     def point(self, **filters: Any) -> PricePoint | None:
-        try:
-            p = require_price(self.session, self.as_of, "prices", **filters)
-        except InvalidInput:
+        found = self.find(**filters)
+        if not found:
             return None
+        p = found[0]
         self.used[p.item.item_key] = PriceUsed(
             name=p.item.name, amount=float(p.amount), unit=p.item.unit.value,
             source=p.source.name, effective_from=p.effective_from.date())
@@ -95,9 +110,7 @@ class _Prices:
     def cheapest_per_node(self, gpus_per_node: int, **filters: Any) -> PricePoint | None:
         """The cheapest row in force for whole nodes of `gpus_per_node` GPUs (rows without a
         GPU count are taken as whole nodes): e.g. the cheapest availability zone for spot."""
-        points = [p for p in repository.prices_as_of(self.session, as_of_instant(self.as_of),
-                                                     filters)
-                  if p.item.gpu_count in (None, gpus_per_node)]
+        points = [p for p in self.find(**filters) if p.item.gpu_count in (None, gpus_per_node)]
         if not points:
             return None
         best = min(points, key=lambda p: p.amount)
@@ -348,8 +361,7 @@ def _add_gpu_clouds(req: TcoRequest, prices: _Prices, built: _Built) -> None:
         quotes = [(q.provider, q.purchase_option, q.term_months, q.usd_per_gpu_hour)
                   for q in prices.overrides.gpu_clouds]
     else:
-        points = repository.prices_as_of(prices.session, as_of_instant(prices.as_of),
-                                         {"kind": PriceKind.gpu_cloud, "gpu_model": req.gpu_model})
+        points = prices.find(kind=PriceKind.gpu_cloud, gpu_model=req.gpu_model)
         quotes = []
         for p in points:
             prices.used[p.item.item_key] = PriceUsed(
