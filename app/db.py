@@ -49,10 +49,19 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
-@lru_cache(maxsize=8)
 def get_engine(url: str | None = None) -> Engine:
-    """One pooled engine per URL. `pool_pre_ping` lets the app recover when PostgreSQL restarts."""
-    url = url or get_settings().database_url
+    """One pooled engine per URL (the configured one by default)."""
+    return _engine(url or get_settings().database_url)
+
+
+def clear_engines() -> None:
+    """Forget the pooled engines (tests that point the app at another database)."""
+    _engine.cache_clear()
+
+
+@lru_cache(maxsize=8)
+def _engine(url: str) -> Engine:
+    """`pool_pre_ping` lets the app recover when PostgreSQL restarts."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":

@@ -56,7 +56,7 @@ def empty_database_url(request: pytest.FixtureRequest,
     try:
         yield url
     finally:
-        db.get_engine.cache_clear()
+        db.clear_engines()
         _drop_postgres_database(name)
 
 

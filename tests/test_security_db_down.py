@@ -43,7 +43,7 @@ def dead_db_client() -> Iterator[TestClient]:
             else:
                 os.environ[k] = v
         get_settings.cache_clear()
-        db.get_engine.cache_clear()
+        db.clear_engines()
 
 
 @pytest.mark.parametrize(("method", "path", "body"), [

@@ -137,6 +137,35 @@ def test_rate_limit_answers_429_problem_over_http(client: TestClient, tight_limi
     assert client.get("/api/v1/prices").status_code == 200  # reads are not limited
 
 
+def test_rate_limit_counts_in_batches_shared_through_the_database(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two workers (two local views) share one window: limit 500 gives batches of 500 // 100
+    = 5 hits; with the time-based flush disabled, flushes happen exactly every 5th request."""
+    import uuid
+
+    monkeypatch.setattr(ratelimit, "get_settings",
+                        lambda: Settings(rate_limit_requests=500, rate_limit_window_s=3600))
+    monkeypatch.setattr(ratelimit, "FLUSH_INTERVAL_S", 1e9)
+    who = f"batch-{uuid.uuid4().hex}"
+
+    def statuses(n: int) -> list[int]:
+        out = []
+        for _ in range(n):
+            try:
+                ratelimit.check(who, "compute")
+                out.append(200)
+            except Exception as exc:  # asserting on the status below
+                out.append(getattr(exc, "status", 0))
+        return out
+
+    monkeypatch.setattr(ratelimit, "_windows", {})  # worker A
+    assert statuses(500) == [200] * 500  # 100 flushes of 5: the database holds 500
+    monkeypatch.setattr(ratelimit, "_windows", {})  # worker B has not flushed yet
+    # B's first 4 hits are local only (0 + 4 <= 500: the documented overshoot of batch - 1);
+    # the 5th flushes 5, reads 500 + 5 = 505 > 500 and is refused.
+    assert statuses(5) == [200, 200, 200, 200, 429]
+
+
 def _walk(schema: dict[str, Any], defs: dict[str, Any], path: str,
           seen: set[str]) -> Iterator[tuple[str, str]]:
     """(field path, what is missing) for every unbounded number, string or array."""

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session
 from starlette.datastructures import ImmutableMultiDict
 
+from app import cache
 from app.db import DbSession
 from app.errors import AppError, NotFound
 from app.modelling.throughput import PRESETS
@@ -34,10 +35,11 @@ BLANK_IS_NONE = ("budget_usd", "budget_usd_per_month", "colo_usd_per_kw_month")
 
 
 @router.post("/plan", response_model=PlanResponse)
-def post_plan(req: PlanRequest, session: Session = DbSession) -> PlanResponse:
+def post_plan(req: PlanRequest, session: Session = DbSession) -> Response:
     """Cheapest cluster and way of paying that trains `total_tokens` by the deadline within
     the budget: ranked options, the time-vs-cost frontier and why the winner wins."""
-    return make_plan(session, req)
+    return cache.json_answer(cache.priced_key(session, "plan", req),
+                             lambda: make_plan(session, req))
 
 
 def _form_input(request: Request) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -58,8 +58,8 @@ from app.planner.schemas import (
     SeedCaseCheck,
     gpu_keys,
 )
+from app.pricing.book import price_book
 from app.pricing.models import OfferingClass, PriceKind, PricePoint, PriceUnit, PurchaseOption
-from app.pricing.repository import prices_as_of
 from app.pricing.service import as_of_instant, effective_hourly, require_price
 from app.tco.defaults import GPUS_PER_NODE, NICS_PER_NODE
 
@@ -132,7 +132,7 @@ class _Prices:
 
     def all(self, **filters: object) -> list[PricePoint]:
         """Every point in force for the filters (e.g. each reserved variant, each provider)."""
-        return list(prices_as_of(self.session, as_of_instant(self.as_of), filters))
+        return price_book(self.session, as_of_instant(self.as_of)).find(**filters)
 
     def mark_used(self, point: PricePoint) -> None:
         self.used[point.id] = point

@@ -159,6 +159,8 @@ class PricePoint(Base):
     __table_args__ = (
         UniqueConstraint("item_id", "effective_from"),
         Index("ix_price_point_source_id", "source_id"),
+        # max(recorded_at) is half the store's version (`repository.store_version`).
+        Index("ix_price_point_recorded_at", "recorded_at"),
         CheckConstraint("amount >= 0", name="amount_not_negative"),
         CheckConstraint("effective_to IS NULL OR effective_to > effective_from",
                         name="interval_not_empty"),

@@ -56,6 +56,20 @@ def known_at(when: datetime) -> Iterator[None]:
         _known_at.reset(token)
 
 
+def known_at_cutoff() -> datetime | None:
+    """The `known_at` cut-off of the current context (None: everything recorded so far)."""
+    return _known_at.get()
+
+
+def store_version(session: Session) -> tuple[object, ...]:
+    """Changes whenever a price is written: every write inserts a point (a new id, recorded
+    now), so (max id, max recorded_at) identifies the store's content. Two index lookups."""
+    row = session.execute(select(
+        select(func.max(PricePoint.id)).scalar_subquery(),
+        select(func.max(PricePoint.recorded_at)).scalar_subquery())).one()
+    return tuple(row)
+
+
 def prices_as_of(
     session: Session, as_of: datetime, filters: Mapping[str, Any] | None = None
 ) -> list[PricePoint]:

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from app.errors import InvalidInput
 from app.modelling.finance.money import HOURS_PER_MONTH
 from app.pricing import repository
+from app.pricing.book import price_book
 from app.pricing.models import PriceItem, PricePoint, PriceUnit
 from app.pricing.schemas import PriceHistory, PricePage, PricePointOut, PriceQuery, PriceRow
 
@@ -21,7 +22,7 @@ def as_of_instant(as_of: date | None) -> datetime:
 
 def require_price(session: Session, as_of: date | None, field: str, **filters: Any) -> PricePoint:
     """The one price in force for `filters`; a clear error naming `field` when there is none."""
-    points = repository.prices_as_of(session, as_of_instant(as_of), filters)
+    points = price_book(session, as_of_instant(as_of)).find(**filters)
     if not points:
         wanted = ", ".join(f"{k}={v}" for k, v in filters.items() if v is not None)
         day = (as_of or datetime.now(UTC).date()).isoformat()

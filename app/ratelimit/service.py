@@ -1,13 +1,23 @@
-"""Fixed-window counter in the database: one upsert per request, shared by all workers.
+"""Fixed-window counter in the database, shared by all workers, added to in batches.
 
 Why the database and not process memory: the app scales out by adding workers and hosts, and
-a per-process counter would multiply the limit by their number. The counter runs in its own
-short transaction (not the request's), so a row lock is held for one statement only and a
-failed request still counts. When the database is unreachable the limiter lets the request
-through: pure computation endpoints must keep working while PostgreSQL restarts."""
+a per-process counter would multiply the limit by their number. Why batches: one upsert per
+request serialised every compute request on the window's row (on SQLite, on the whole file),
+which halved throughput under load. Each worker now counts locally and adds its count to the
+shared row every `limit // 100` requests or every `FLUSH_INTERVAL_S`, whichever comes first; it
+decides on "shared count at its last flush + its own unflushed count". The overshoot is
+bounded: each other worker holds at most 1 % of the limit plus `FLUSH_INTERVAL_S` of its
+traffic unflushed. A small limit (under 200) gives batches of one, i.e. an exact shared count.
+
+The counter runs in its own short transaction (not the request's), so a row lock is held for
+one statement only and a failed request still counts. When the database is unreachable the
+limiter lets the request through: pure computation endpoints must keep working while
+PostgreSQL restarts."""
 
 import logging
+import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import Depends, Request
@@ -25,18 +35,52 @@ from app.settings import get_settings
 
 log = logging.getLogger(__name__)
 
+BATCHES_PER_LIMIT = 100  # a batch is 1 % of the limit
+FLUSH_INTERVAL_S = 0.2
+MAX_TRACKED_BUCKETS = 4096
 
-def hit(conn: Connection, bucket: str, window_start: int) -> int:
-    """Count one request in `bucket`'s window; returns the window's count including it."""
+
+def hit(conn: Connection, bucket: str, window_start: int, count: int = 1) -> int:
+    """Add `count` requests to `bucket`'s window; returns the window's count including them."""
     row = RateLimitWindow
     insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    upsert = insert(row).values(bucket=bucket, window_start=window_start, hits=1)
+    upsert = insert(row).values(bucket=bucket, window_start=window_start, hits=count)
     stmt = upsert.on_conflict_do_update(index_elements=["bucket", "window_start"],
-                                        set_={"hits": row.hits + 1}).returning(row.hits)
+                                        set_={"hits": row.hits + count}).returning(row.hits)
     hits = int(conn.execute(stmt).scalar_one())
-    if hits == 1:  # first request of a new window: drop this bucket's old windows
+    if hits == count:  # first write to a new window: drop this bucket's old windows
         conn.execute(delete(row).where(row.bucket == bucket, row.window_start < window_start))
     return hits
+
+
+@dataclass
+class _Window:
+    """This worker's view of one bucket's current window."""
+
+    start: int
+    shared_hits: int = 0  # the database's count at this worker's last flush
+    pending_hits: int = 0  # counted here, not yet added to the database
+    flushed_at: float = 0.0
+
+
+_windows: dict[str, _Window] = {}
+_lock = threading.Lock()
+
+
+def _count(bucket: str, window_start: int, now: float, batch: int) -> tuple[_Window, int]:
+    """Count one request locally; returns the window and how many hits to flush now (0: none)."""
+    with _lock:
+        w = _windows.get(bucket)
+        if w is None or w.start != window_start:
+            if len(_windows) >= MAX_TRACKED_BUCKETS:
+                for key in [k for k, v in _windows.items() if v.start < window_start]:
+                    del _windows[key]
+            w = _windows[bucket] = _Window(window_start)
+        w.pending_hits += 1
+        if w.pending_hits < batch and now - w.flushed_at < FLUSH_INTERVAL_S:
+            return w, 0
+        flush, w.pending_hits, w.flushed_at = w.pending_hits, 0, now
+        return w, flush
 
 
 def check(client: str, group: str) -> None:
@@ -46,13 +90,17 @@ def check(client: str, group: str) -> None:
         return
     now = time.time()
     window_start = int(now // window_s * window_s)
-    try:
-        with get_engine().begin() as conn:
-            hits = hit(conn, f"{client}|{group}"[:200], window_start)
-    except (DBAPIError, PoolTimeout) as exc:
-        log.warning("rate limiter skipped, database unavailable: %s", exc)
-        return
-    if hits > limit:
+    bucket = f"{client}|{group}"[:200]
+    w, flush = _count(bucket, window_start, now, max(1, limit // BATCHES_PER_LIMIT))
+    if flush:
+        try:
+            with get_engine().begin() as conn:
+                shared = hit(conn, bucket, window_start, flush)
+        except (DBAPIError, PoolTimeout) as exc:
+            log.warning("rate limiter skipped, database unavailable: %s", exc)
+            return
+        w.shared_hits = shared  # the database is authoritative (it may have been reset)
+    if w.shared_hits + w.pending_hits > limit:
         retry_after_s = max(1, int(window_start + window_s - now + 0.999))
         raise TooManyRequests(f"more than {limit} requests in {window_s} s to the compute "
                               f"endpoints; retry in {retry_after_s} s", retry_after_s)

@@ -3,8 +3,10 @@
 from typing import Annotated
 
 from fastapi import APIRouter, Path
+from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
+from app import cache
 from app.db import DbSession
 from app.tco.schemas import (
     ExampleResult,
@@ -20,10 +22,11 @@ router = APIRouter(prefix="/api/v1", tags=["tco"])
 
 
 @router.post("/tco", response_model=TcoResponse)
-def post_tco(req: TcoRequest, session: Session = DbSession) -> TcoResponse:
+def post_tco(req: TcoRequest, session: Session = DbSession) -> Response:
     """Every way to pay for the cluster that the prices allow: monthly flows, totals, NPV,
     break-even utilization and month, sensitivity and Monte Carlo."""
-    return compute_tco(session, req)
+    return cache.json_answer(cache.priced_key(session, "tco", req),
+                             lambda: compute_tco(session, req))
 
 
 @router.post("/tco/sweep", response_model=TcoSweepResponse)

@@ -31,7 +31,7 @@ from app.modelling.finance.options import (
     staff_fte,
 )
 from app.modelling.finance.sensitivity import monte_carlo, tornado
-from app.pricing import repository
+from app.pricing.book import price_book
 from app.pricing.models import PriceKind, PricePoint, PriceUnit, PurchaseOption
 from app.pricing.service import as_of_instant
 from app.tco.defaults import RANGES
@@ -81,21 +81,10 @@ class _Prices:
     overrides: PriceOverrides
     used: dict[str, PriceUsed] = field(default_factory=dict)
     ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
-    _by_kind: dict[str, list[PricePoint]] | None = None
 
     def find(self, **filters: Any) -> list[PricePoint]:
-        """Points in force matching `filters` (None matches anything), in the store's order.
-        Every price in force is resolved by one `prices_as_of` query per request and filtered
-        here: a comparison needs a few dozen lookups, and a round trip each dominated its time."""
-        if self._by_kind is None:
-            self._by_kind = {}
-            for p in repository.prices_as_of(self.session, as_of_instant(self.as_of)):
-                self._by_kind.setdefault(p.item.kind.value, []).append(p)
-        wanted = {k: v for k, v in filters.items() if v is not None}
-        kind = wanted.pop("kind", None)
-        pool = self._by_kind.get(str(kind), []) if kind is not None \
-            else [p for points in self._by_kind.values() for p in points]
-        return [p for p in pool if all(getattr(p.item, k) == v for k, v in wanted.items())]
+        """Points in force matching `filters` (None matches anything), in the store's order."""
+        return price_book(self.session, as_of_instant(self.as_of)).find(**filters)
 
     def point(self, **filters: Any) -> PricePoint | None:
         found = self.find(**filters)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
+from app import cache
 from app.errors import AppError
 from app.hardware import catalog
 from app.modelling.throughput import PRESETS
@@ -31,10 +32,11 @@ FORM_FIELDS = ("preset", "gpu", "nodes", "scale_out_fabric", "oversubscription",
 
 
 @router.post("/throughput", response_model=ThroughputResponse)
-def post_throughput(req: ThroughputRequest) -> ThroughputResponse:
+def post_throughput(req: ThroughputRequest) -> Response:
     """Step time, memory, MFU, tokens/day, goodput and time to train for one cluster, plus
     the throughput-vs-GPU-count curve on several scale-out fabrics. Pure computation."""
-    return compute_throughput(req)
+    return cache.json_answer(("throughput", req.model_dump_json()),
+                             lambda: compute_throughput(req))
 
 
 @router.post("/kv-cache", response_model=KvCacheResponse)

@@ -11,10 +11,11 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session
 from starlette.datastructures import FormData
 
+from app import cache
 from app.db import DbSession
 from app.errors import AppError, InvalidInput, NotFound
 from app.modelling.finance.money import HOURS_PER_MONTH
-from app.pricing.repository import gpu_models, prices_as_of
+from app.pricing.repository import gpu_models, prices_as_of, store_version
 from app.pricing.service import as_of_instant
 from app.scenarios import service as scenarios
 from app.scenarios.examples import EXAMPLES
@@ -112,21 +113,27 @@ def _save_other(request: Request, session: Session, kind: str, form: FormData,
 def shared_scenario(request: Request, share_id: str,
                     session: Session = DbSession) -> Response:
     """A saved scenario, read-only, recomputed with its pinned prices; needs no session.
-    Any unknown id (however malformed) gets the same HTML 404 page."""
+    Any unknown id (however malformed) gets the same HTML 404 page. A saved scenario never
+    changes, so its page is rendered once per price-store version (see `app.cache`)."""
+    key = ("share-page", share_id, str(request.base_url), store_version(session))
     try:
-        scenario = scenarios.get(session, share_id)
-        shown = shared.view(session, scenario)
+        return HTMLResponse(cache.remember(key, lambda: _shared_page(request, session, share_id)))
     except NotFound:
         return _error_page(request, 404, "No scenario at this link.",
                            "Check the link you were sent (share ids are case-sensitive).")
     except AppError as exc:
         return _error_page(request, exc.status, "This scenario cannot be computed.", exc.detail)
+
+
+def _shared_page(request: Request, session: Session, share_id: str) -> bytes:
+    scenario = scenarios.get(session, share_id)
+    shown = shared.view(session, scenario)
     example = next((e for e in EXAMPLES if e.share_id == scenario.share_id), None)
     context = {**shown.context, "scenario": scenario, "errors": {}, "view": shown,
                "example": example,
                "fork_url": shown.fork_url,
                "export_base": f"/s/{scenario.share_id}/export", "export_query": ""}
-    return templates.TemplateResponse(request, "scenario.html", context)
+    return bytes(templates.TemplateResponse(request, "scenario.html", context).body)
 
 
 @router.get("/s/{share_id}/export.{fmt}")
