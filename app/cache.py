@@ -1,23 +1,24 @@
 """Finished answers kept per process: a computation's JSON or a rendered page, as bytes.
 
-Every computation here is a pure function of its validated request, the date it resolves
+Every priced computation is a pure function of its validated request, the date it resolves
 prices for and the price store's content, so an answer is reused only under a key holding all
-three (`priced_key`): a price write changes the store's version and with it every key, in
-every worker at once, because each request still reads the version from the database. The
-cache is memory only, bounded, and safe to lose: it is not state, and workers and hosts still
-share nothing. Procurement tools re-ask the same questions and a shared link is opened by
-many people, which is what this serves."""
+three: a price write changes the store's version and with it every key (see
+`app.pricing.version` for how soon each worker sees it). The cache is memory only, bounded,
+and safe to lose: it is not state, workers and hosts still share nothing. Procurement tools
+re-ask the same questions and a shared link is opened by many people; a repeated answer is
+served from the event loop without a thread hop or a database round trip."""
 
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from datetime import UTC, datetime
 
-from fastapi.responses import Response
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
-from app.pricing.repository import store_version
+from app.db import session_scope
+from app.pricing import version
 
 MAX_BYTES = 64 * 2**20  # per worker
 
@@ -26,14 +27,20 @@ _size_bytes = 0
 _lock = threading.Lock()
 
 
-def remember(key: Hashable, make: Callable[[], bytes]) -> bytes:
-    """The bytes cached under `key`, made (outside the lock) and kept if missing."""
-    global _size_bytes
+def _lookup(key: Hashable) -> bytes | None:
     with _lock:
         found = _answers.get(key)
         if found is not None:
             _answers.move_to_end(key)
-            return found
+        return found
+
+
+def remember(key: Hashable, make: Callable[[], bytes]) -> bytes:
+    """The bytes cached under `key`, made (outside the lock) and kept if missing."""
+    global _size_bytes
+    found = _lookup(key)
+    if found is not None:
+        return found
     made = make()
     with _lock:
         if key not in _answers:
@@ -44,21 +51,27 @@ def remember(key: Hashable, make: Callable[[], bytes]) -> bytes:
     return made
 
 
-def priced_key(session: Session, kind: str, request: BaseModel) -> Hashable:
-    """What a priced answer depends on: the request, today's date (the default `as_of`) and
-    the store's version."""
-    return kind, request.model_dump_json(), datetime.now(UTC).date(), store_version(session)
+def request_key(kind: str, request: BaseModel) -> tuple[Hashable, ...]:
+    """A priced request's key without the store version: the request and today's date
+    (the default `as_of`)."""
+    return kind, request.model_dump_json(), datetime.now(UTC).date()
 
 
-def json_answer(key: Hashable, make: Callable[[], BaseModel]) -> Response:
-    """A JSON response of the model `make` returns, cached under `key`."""
-    body = remember(key, lambda: make().model_dump_json(by_alias=True).encode())
-    return Response(body, media_type="application/json")
+async def priced(key: tuple[Hashable, ...], make: Callable[[Session], bytes]) -> bytes:
+    """The answer under `key` + the store's version; made in a worker thread, with its own
+    read-only session, when missing (or when the version is not known recently)."""
+    known = version.known()
+    if known is not None:
+        found = _lookup((*key, known))
+        if found is not None:
+            return found
+    return await run_in_threadpool(_priced_now, key, make)
 
 
-def clear() -> None:
-    """Forget every answer (tests that rewrite a database in place)."""
-    global _size_bytes
-    with _lock:
-        _answers.clear()
-        _size_bytes = 0
+def _priced_now(key: tuple[Hashable, ...], make: Callable[[Session], bytes]) -> bytes:
+    with session_scope() as session:
+        return remember((*key, version.current(session)), lambda: make(session))
+
+
+def json_bytes(model: BaseModel) -> bytes:
+    return model.model_dump_json(by_alias=True).encode()

@@ -74,7 +74,7 @@ def create_app() -> FastAPI:
                             headers={"Cache-Control": "public, max-age=86400"})
 
     @app.get("/healthz", tags=["ops"])
-    def healthz() -> dict[str, str]:
+    async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
     # Every API route documents the problem responses; compute-heavy ones are rate limited.

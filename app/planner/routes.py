@@ -35,11 +35,12 @@ BLANK_IS_NONE = ("budget_usd", "budget_usd_per_month", "colo_usd_per_kw_month")
 
 
 @router.post("/plan", response_model=PlanResponse)
-def post_plan(req: PlanRequest, session: Session = DbSession) -> Response:
+async def post_plan(req: PlanRequest) -> Response:
     """Cheapest cluster and way of paying that trains `total_tokens` by the deadline within
     the budget: ranked options, the time-vs-cost frontier and why the winner wins."""
-    return cache.json_answer(cache.priced_key(session, "plan", req),
-                             lambda: make_plan(session, req))
+    body = await cache.priced(cache.request_key("plan", req),
+                              lambda session: cache.json_bytes(make_plan(session, req)))
+    return Response(body, media_type="application/json")
 
 
 def _form_input(request: Request) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -3,9 +3,9 @@
 A TCO comparison or a plan makes dozens of lookups; a share page recomputes a saved scenario
 on every view. Resolving history (`repository.prices_as_of`) and building ORM objects took
 most of a request's time, so a resolved book is kept per process, keyed by what determines
-its content: the database, the store's version (any price write changes it), the instant and
-the `known_at` cut-off. Each request still asks the database for the version (two index
-lookups), so every worker sees a write at once: this is a cache, not state.
+its content: the database, the store's version (any price write changes it; see
+`app.pricing.version` for how soon each worker sees a write), the instant and the `known_at`
+cut-off. This is a cache, not state: losing it changes nothing but speed.
 
 The points are detached from any session and must be treated as read-only."""
 
@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
-from app.pricing import repository
+from app.pricing import repository, version
 from app.pricing.models import PricePoint
 
 SESSION_KEY = "clustertco.price_books"
@@ -52,8 +52,7 @@ _lock = threading.Lock()
 
 def price_book(session: Session, as_of: datetime) -> PriceBook:
     """The book of prices in force at `as_of` (as known at the current `known_at` cut-off).
-    Remembered by the session too, so a request asks the store's version once, until it
-    writes something (see `_forget`)."""
+    Remembered by the session too, until it writes something (see `_forget`)."""
     cutoff = repository.known_at_cutoff()
     mine: dict[Hashable, PriceBook] = session.info.setdefault(SESSION_KEY, {})
     book = mine.get((as_of, cutoff))
@@ -68,7 +67,7 @@ def _forget(session: Session, _context: object) -> None:
 
 
 def _shared_book(session: Session, as_of: datetime, cutoff: datetime | None) -> PriceBook:
-    key = (str(session.get_bind().engine.url), repository.store_version(session), as_of, cutoff)
+    key = (str(session.get_bind().engine.url), version.current(session), as_of, cutoff)
     with _lock:
         book = _books.get(key)
         if book is not None:

@@ -27,6 +27,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from starlette.concurrency import run_in_threadpool
 
 from app.db import get_engine
 from app.errors import TooManyRequests
@@ -84,32 +85,61 @@ def _count(bucket: str, window_start: int, now: float, batch: int) -> tuple[_Win
 
 
 def check(client: str, group: str) -> None:
-    settings = get_settings()
-    limit, window_s = settings.rate_limit_requests, settings.rate_limit_window_s
+    """Count one request of `client` to `group`; TooManyRequests over the limit."""
+    due = _count_locally(client, group)
+    if due is not None:
+        _flush(*due)
+    _decide(client, group)
+
+
+def _count_locally(client: str, group: str) -> tuple[_Window, str, int] | None:
+    """Count in this worker; returns what to add to the database now, if a flush is due."""
+    limit, window_s = _limits()
     if limit <= 0:
+        return None
+    start = int(time.time() // window_s * window_s)
+    w, flush = _count(_bucket(client, group), start, time.time(),
+                      max(1, limit // BATCHES_PER_LIMIT))
+    return (w, _bucket(client, group), flush) if flush else None
+
+
+def _flush(w: _Window, bucket: str, hits: int) -> None:
+    try:
+        with get_engine().begin() as conn:
+            w.shared_hits = hit(conn, bucket, w.start, hits)  # the database is authoritative
+    except (DBAPIError, PoolTimeout) as exc:
+        log.warning("rate limiter skipped, database unavailable: %s", exc)
+        w.shared_hits = 0  # let requests through rather than refuse on stale counts
+
+
+def _decide(client: str, group: str) -> None:
+    limit, window_s = _limits()
+    w = _windows.get(_bucket(client, group))
+    if limit <= 0 or w is None or w.shared_hits + w.pending_hits <= limit:
         return
-    now = time.time()
-    window_start = int(now // window_s * window_s)
-    bucket = f"{client}|{group}"[:200]
-    w, flush = _count(bucket, window_start, now, max(1, limit // BATCHES_PER_LIMIT))
-    if flush:
-        try:
-            with get_engine().begin() as conn:
-                shared = hit(conn, bucket, window_start, flush)
-        except (DBAPIError, PoolTimeout) as exc:
-            log.warning("rate limiter skipped, database unavailable: %s", exc)
-            return
-        w.shared_hits = shared  # the database is authoritative (it may have been reset)
-    if w.shared_hits + w.pending_hits > limit:
-        retry_after_s = max(1, int(window_start + window_s - now + 0.999))
-        raise TooManyRequests(f"more than {limit} requests in {window_s} s to the compute "
-                              f"endpoints; retry in {retry_after_s} s", retry_after_s)
+    retry_after_s = max(1, int(w.start + window_s - time.time() + 0.999))
+    raise TooManyRequests(f"more than {limit} requests in {window_s} s to the compute "
+                          f"endpoints; retry in {retry_after_s} s", retry_after_s)
+
+
+def _limits() -> tuple[int, int]:
+    settings = get_settings()
+    return settings.rate_limit_requests, settings.rate_limit_window_s
+
+
+def _bucket(client: str, group: str) -> str:
+    return f"{client}|{group}"[:200]
 
 
 def limited(group: str) -> Any:
-    """Router dependency: `dependencies=[limited("compute")]`."""
+    """Router dependency: `dependencies=[limited("compute")]`. Counts on the event loop; only
+    a due flush goes to a worker thread (it needs the database)."""
 
-    def dependency(request: Request) -> None:
-        check(request.client.host if request.client else "unknown", group)
+    async def dependency(request: Request) -> None:
+        client = request.client.host if request.client else "unknown"
+        due = _count_locally(client, group)
+        if due is not None:
+            await run_in_threadpool(_flush, *due)
+        _decide(client, group)
 
     return Depends(dependency)

@@ -22,11 +22,12 @@ router = APIRouter(prefix="/api/v1", tags=["tco"])
 
 
 @router.post("/tco", response_model=TcoResponse)
-def post_tco(req: TcoRequest, session: Session = DbSession) -> Response:
+async def post_tco(req: TcoRequest) -> Response:
     """Every way to pay for the cluster that the prices allow: monthly flows, totals, NPV,
     break-even utilization and month, sensitivity and Monte Carlo."""
-    return cache.json_answer(cache.priced_key(session, "tco", req),
-                             lambda: compute_tco(session, req))
+    body = await cache.priced(cache.request_key("tco", req),
+                              lambda session: cache.json_bytes(compute_tco(session, req)))
+    return Response(body, media_type="application/json")
 
 
 @router.post("/tco/sweep", response_model=TcoSweepResponse)

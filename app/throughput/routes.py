@@ -35,8 +35,9 @@ FORM_FIELDS = ("preset", "gpu", "nodes", "scale_out_fabric", "oversubscription",
 def post_throughput(req: ThroughputRequest) -> Response:
     """Step time, memory, MFU, tokens/day, goodput and time to train for one cluster, plus
     the throughput-vs-GPU-count curve on several scale-out fabrics. Pure computation."""
-    return cache.json_answer(("throughput", req.model_dump_json()),
-                             lambda: compute_throughput(req))
+    body = cache.remember(("throughput", req.model_dump_json()),
+                          lambda: cache.json_bytes(compute_throughput(req)))
+    return Response(body, media_type="application/json")
 
 
 @router.post("/kv-cache", response_model=KvCacheResponse)

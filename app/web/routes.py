@@ -15,7 +15,7 @@ from app import cache
 from app.db import DbSession
 from app.errors import AppError, InvalidInput, NotFound
 from app.modelling.finance.money import HOURS_PER_MONTH
-from app.pricing.repository import gpu_models, prices_as_of, store_version
+from app.pricing.repository import gpu_models, prices_as_of
 from app.pricing.service import as_of_instant
 from app.scenarios import service as scenarios
 from app.scenarios.examples import EXAMPLES
@@ -110,14 +110,14 @@ def _save_other(request: Request, session: Session, kind: str, form: FormData,
 
 
 @router.get("/s/{share_id}", response_class=HTMLResponse)
-def shared_scenario(request: Request, share_id: str,
-                    session: Session = DbSession) -> Response:
+async def shared_scenario(request: Request, share_id: str) -> Response:
     """A saved scenario, read-only, recomputed with its pinned prices; needs no session.
     Any unknown id (however malformed) gets the same HTML 404 page. A saved scenario never
     changes, so its page is rendered once per price-store version (see `app.cache`)."""
-    key = ("share-page", share_id, str(request.base_url), store_version(session))
+    key = ("share-page", share_id, str(request.base_url))
     try:
-        return HTMLResponse(cache.remember(key, lambda: _shared_page(request, session, share_id)))
+        return HTMLResponse(await cache.priced(
+            key, lambda session: _shared_page(request, session, share_id)))
     except NotFound:
         return _error_page(request, 404, "No scenario at this link.",
                            "Check the link you were sent (share ids are case-sensitive).")
