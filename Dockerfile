@@ -19,7 +19,8 @@ RUN useradd --system --uid 10001 --home /srv/clustertco clustertco \
 USER clustertco
 
 # Workers must not race each other on migrations or seeding: run them once here, then serve
-# (the workers keep no state in memory: rate limits, keys and audit live in PostgreSQL).
+# (workers keep no state in memory: rate limits, keys and audit live in PostgreSQL; the answer
+# and price caches are keyed by the price store's version and safe to lose, see app/cache.py).
 ENV MIGRATE_ON_START=false LOAD_SNAPSHOT_ON_START=false SEED_EXAMPLES_ON_START=false \
     WEB_CONCURRENCY=4
 EXPOSE 8000

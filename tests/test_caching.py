@@ -106,3 +106,31 @@ def _record(session: Session, gpu: str) -> None:
                                          unit=PriceUnit.usd_per_gpu_hour, **fields)
     repository.record_price(session, item, source, repository.NewPrice(
         amount=Decimal("2.5"), effective_from=when, retrieved_at=when))
+
+
+def test_another_workers_write_is_seen_within_the_version_ttl(
+        database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write this process did not make (raw SQL: no session commit hook fires) is seen once
+    the known version is `TTL_S` old; before that, the known version is served."""
+    from sqlalchemy import text
+
+    from app.db import get_engine
+    from app.pricing import version
+
+    clock = [1_000.0]
+    monkeypatch.setattr(version.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(version, "_known", {})
+    with get_engine(database_url).connect() as conn, conn.begin() as outer:
+        session = Session(bind=conn, join_transaction_mode="create_savepoint")
+        before = version.current(session)
+        conn.execute(text("UPDATE price_point SET recorded_at = :t WHERE id = "
+                          "(SELECT max(id) FROM price_point)"),
+                     {"t": datetime(2099, 1, 1, tzinfo=UTC)})
+        clock[0] += version.TTL_S * 0.99
+        assert version.current(session) == before  # still the version read 0.99 TTL ago
+        clock[0] += version.TTL_S * 0.02
+        after = version.current(session)
+        assert after != before
+        assert after[1] == datetime(2099, 1, 1, tzinfo=UTC)
+        session.close()
+        outer.rollback()
