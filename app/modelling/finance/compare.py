@@ -141,26 +141,27 @@ class PairAnswer:
 def pair_answers(scenario: Scenario, options: Mapping[str, Option],
                  outcomes: Mapping[str, OptionOutcome],
                  pairs: Sequence[tuple[str, str]]) -> list[PairAnswer]:
-    coef = {key: affine_coefficients(opt, scenario.nodes, scenario.gpus_per_node,
-                                     scenario.months, scenario.annual_discount_rate)
-            for key, opt in options.items()}
-    answers = []
-    for first, second in pairs:
-        (a1, b1), (a2, b2) = coef[first], coef[second]
-        u = float(break_even_utilization(a1, b1, a2, b2))
-        payback = float(payback_month(outcomes[first].monthly_usd, outcomes[second].monthly_usd))
-        answers.append(PairAnswer(first, second, u, bool(b1 < b2), payback))
-    return answers
+    """Break-even utilization and payback month of each pair, all pairs at once."""
+    if not pairs:
+        return []
+    keys = list(dict.fromkeys(k for pair in pairs for k in pair))
+    a, b = affine_table([options[k] for k in keys], scenario.nodes, scenario.gpus_per_node,
+                        np.array([scenario.months]), scenario.annual_discount_rate)
+    row = {k: i for i, k in enumerate(keys)}
+    firsts = [row[f] for f, _ in pairs]
+    seconds = [row[s] for _, s in pairs]
+    u = break_even_utilization(a[firsts, 0], b[firsts, 0], a[seconds, 0], b[seconds, 0])
+    payback = payback_month(np.stack([outcomes[f].monthly_usd for f, _ in pairs]),
+                            np.stack([outcomes[s].monthly_usd for _, s in pairs]))
+    return [PairAnswer(f, s, float(u[i]), bool(b[row[f], 0] < b[row[s], 0]), float(payback[i]))
+            for i, (f, s) in enumerate(pairs)]
 
 
-def sweep_pv_usd(options: Sequence[Option], nodes: int, gpus_per_node: int,
-                 utilizations: FloatArray, horizons: IntArray,
-                 annual_rate: float) -> FloatArray:
-    """PV of every option × utilization × horizon, shape (O, U, H).
-
-    Coefficients come from two evaluations per owned option and per billing rule (rentals
-    are batched), each over all horizons at once; then one broadcast evaluates all O·U·H
-    scenarios. Exact, because PV is affine in a constant utilization (tested)."""
+def affine_table(options: Sequence[Option], nodes: int, gpus_per_node: int,
+                 horizons: IntArray, annual_rate: float) -> tuple[FloatArray, FloatArray]:
+    """(a, b), each shaped (O, H), with PV = a + b·u at constant utilization u for every
+    option and horizon. Two evaluations per owned option and per billing rule (rentals are
+    batched), each over all horizons at once."""
     months = int(np.max(horizons))
     a = np.empty((len(options), len(horizons)))
     b = np.empty_like(a)
@@ -177,6 +178,16 @@ def sweep_pv_usd(options: Sequence[Option], nodes: int, gpus_per_node: int,
         batch = _stacked(rentals, extra_axes=1)
         a[rows], b[rows] = affine_coefficients(batch, nodes, gpus_per_node, horizons,
                                                annual_rate, months)
+    return a, b
+
+
+def sweep_pv_usd(options: Sequence[Option], nodes: int, gpus_per_node: int,
+                 utilizations: FloatArray, horizons: IntArray,
+                 annual_rate: float) -> FloatArray:
+    """PV of every option × utilization × horizon, shape (O, U, H): one broadcast over the
+    affine coefficients evaluates all O·U·H scenarios. Exact, because PV is affine in a
+    constant utilization (tested)."""
+    a, b = affine_table(options, nodes, gpus_per_node, horizons, annual_rate)
     return np.asarray(a[:, None, :] + b[:, None, :] * np.asarray(utilizations)[None, :, None])
 
 
