@@ -118,7 +118,7 @@ def test_another_workers_write_is_seen_within_the_version_ttl(
     from app.pricing import version
 
     clock = [1_000.0]
-    monkeypatch.setattr(version.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(version, "_clock", lambda: clock[0])
     monkeypatch.setattr(version, "_known", {})
     with get_engine(database_url).connect() as conn, conn.begin() as outer:
         session = Session(bind=conn, join_transaction_mode="create_savepoint")

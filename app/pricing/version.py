@@ -21,6 +21,7 @@ from app.pricing.models import PricePoint
 TTL_S = 1.0
 WROTE_PRICES = "clustertco.wrote_prices"
 
+_clock = time.monotonic  # a seam for tests
 _known: dict[str, tuple[tuple[object, ...], float]] = {}  # engine URL -> (version, read at)
 _lock = threading.Lock()
 
@@ -31,7 +32,7 @@ def known(url: str | None = None) -> tuple[object, ...] | None:
     key = str(get_engine(url).url)
     with _lock:
         found = _known.get(key)
-    if found is None or time.monotonic() - found[1] >= TTL_S:
+    if found is None or _clock() - found[1] >= TTL_S:
         return None
     return found[0]
 
@@ -45,7 +46,7 @@ def current(session: Session) -> tuple[object, ...]:
     if found is None:
         found = repository.store_version(session)
         with _lock:
-            _known[url] = (found, time.monotonic())
+            _known[url] = (found, _clock())
     return found
 
 

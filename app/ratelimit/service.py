@@ -68,22 +68,6 @@ _windows: dict[str, _Window] = {}
 _lock = threading.Lock()
 
 
-def _count(bucket: str, window_start: int, now: float, batch: int) -> tuple[_Window, int]:
-    """Count one request locally; returns the window and how many hits to flush now (0: none)."""
-    with _lock:
-        w = _windows.get(bucket)
-        if w is None or w.start != window_start:
-            if len(_windows) >= MAX_TRACKED_BUCKETS:
-                for key in [k for k, v in _windows.items() if v.start < window_start]:
-                    del _windows[key]
-            w = _windows[bucket] = _Window(window_start)
-        w.pending_hits += 1
-        if w.pending_hits < batch and now - w.flushed_at < FLUSH_INTERVAL_S:
-            return w, 0
-        flush, w.pending_hits, w.flushed_at = w.pending_hits, 0, now
-        return w, flush
-
-
 def check(client: str, group: str) -> None:
     """Count one request of `client` to `group`; TooManyRequests over the limit."""
     due = _count_locally(client, group)
@@ -93,14 +77,26 @@ def check(client: str, group: str) -> None:
 
 
 def _count_locally(client: str, group: str) -> tuple[_Window, str, int] | None:
-    """Count in this worker; returns what to add to the database now, if a flush is due."""
+    """Count one request in this worker; returns (window, bucket, hits to add to the
+    database) when a flush is due."""
     limit, window_s = _limits()
     if limit <= 0:
         return None
-    start = int(time.time() // window_s * window_s)
-    w, flush = _count(_bucket(client, group), start, time.time(),
-                      max(1, limit // BATCHES_PER_LIMIT))
-    return (w, _bucket(client, group), flush) if flush else None
+    now, bucket = time.time(), _bucket(client, group)
+    start = int(now // window_s * window_s)
+    with _lock:
+        w = _windows.get(bucket)
+        if w is None or w.start != start:
+            if len(_windows) >= MAX_TRACKED_BUCKETS:
+                for key in [k for k, v in _windows.items() if v.start < start]:
+                    del _windows[key]
+            w = _windows[bucket] = _Window(start)
+        w.pending_hits += 1
+        if w.pending_hits < max(1, limit // BATCHES_PER_LIMIT) \
+                and now - w.flushed_at < FLUSH_INTERVAL_S:
+            return None
+        flush, w.pending_hits, w.flushed_at = w.pending_hits, 0, now
+    return w, bucket, flush
 
 
 def _flush(w: _Window, bucket: str, hits: int) -> None:
