@@ -125,6 +125,20 @@ def client(database_url: str) -> Iterator[TestClient]:
     get_settings.cache_clear()
 
 
+@pytest.fixture(params=BACKENDS)
+def scratch_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each backend for one test (migrations up and down)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'scratch.db'}"
+        return
+    if not PG_URL:
+        pytest.skip("TEST_DATABASE_URL not set: PostgreSQL tests skipped")
+    url, name = _fresh_postgres_database()
+    yield url
+    db.get_engine(url).dispose()
+    _drop_postgres_database(name)
+
+
 _skipped_postgres: list[str] = []
 
 
