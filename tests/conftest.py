@@ -43,15 +43,18 @@ def _drop_postgres_database(name: str) -> None:
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
-def empty_database_url(request: pytest.FixtureRequest,
-                       tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """An empty database (no tables) of each backend, for the whole session."""
-    if request.param == "sqlite":
+def backend(request: pytest.FixtureRequest) -> str:
+    """"sqlite", or "postgresql" when TEST_DATABASE_URL is set."""
+    if request.param == "postgresql" and not PG_URL:
+        pytest.skip("TEST_DATABASE_URL not set: PostgreSQL tests skipped")
+    return str(request.param)
+
+
+def _empty_database(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if backend == "sqlite":
         path: Path = tmp_path_factory.mktemp("db") / "test.db"
         yield f"sqlite:///{path}"
         return
-    if not PG_URL:
-        pytest.skip("TEST_DATABASE_URL not set: PostgreSQL tests skipped")
     url, name = _fresh_postgres_database()
     try:
         yield url
@@ -61,21 +64,52 @@ def empty_database_url(request: pytest.FixtureRequest,
 
 
 @pytest.fixture(scope="session")
+def empty_database_url(backend: str,
+                       tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An empty database (no tables) of each backend, for the whole session."""
+    yield from _empty_database(backend, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
 def database_url(empty_database_url: str) -> str:
-    """The same database, migrated to head."""
+    """The app's database, migrated to head. The `client` fixture (and anything else that
+    starts the app) loads the snapshot and seeds the examples into it and tests commit through
+    the API, so its content depends on which tests ran before: assert only on what you wrote."""
     migrate.upgrade(empty_database_url)
     return empty_database_url
 
 
-@pytest.fixture
-def session(database_url: str) -> Iterator[Session]:
-    """A session whose work is rolled back after the test."""
-    engine = db.get_engine(database_url)
+@pytest.fixture(scope="session")
+def store_url(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A second database of the same backend, migrated to head, that only the `session`
+    fixture uses and that nothing ever commits to: the empty store every such test starts
+    from, whatever ran before (the app's start-up writes to `database_url`, not here)."""
+    for url in _empty_database(backend, tmp_path_factory):
+        migrate.upgrade(url)
+        yield url
+
+
+def _rolled_back_session(url: str) -> Iterator[Session]:
+    engine = db.get_engine(url)
     with engine.connect() as conn:
         trans = conn.begin()
         with Session(bind=conn, join_transaction_mode="create_savepoint") as s:
             yield s
         trans.rollback()
+
+
+@pytest.fixture
+def session(store_url: str) -> Iterator[Session]:
+    """A session over an empty, migrated store (no snapshot, no examples) whose work is rolled
+    back after the test. Load the snapshot in the test if it needs prices."""
+    yield from _rolled_back_session(store_url)
+
+
+@pytest.fixture
+def app_session(client: TestClient, database_url: str) -> Iterator[Session]:
+    """A session over the app's database after start-up (snapshot loaded, examples seeded),
+    rolled back after the test: for tests that check what the app itself wrote."""
+    yield from _rolled_back_session(database_url)
 
 
 @pytest.fixture(scope="session")
@@ -89,6 +123,20 @@ def client(database_url: str) -> Iterator[TestClient]:
         yield c
     os.environ.pop("DATABASE_URL", None)
     get_settings.cache_clear()
+
+
+@pytest.fixture(params=BACKENDS)
+def scratch_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database of each backend for one test (migrations up and down)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'scratch.db'}"
+        return
+    if not PG_URL:
+        pytest.skip("TEST_DATABASE_URL not set: PostgreSQL tests skipped")
+    url, name = _fresh_postgres_database()
+    yield url
+    db.get_engine(url).dispose()
+    _drop_postgres_database(name)
 
 
 _skipped_postgres: list[str] = []

@@ -1,28 +1,10 @@
 """Migrations: upgrade to head, down to base, up again; and no drift between models and
 migrations (`alembic check`)."""
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
 from alembic import command
 from sqlalchemy import inspect
 
 from app import db, migrate
-from tests.conftest import PG_URL, _drop_postgres_database, _fresh_postgres_database
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def scratch_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'scratch.db'}"
-        return
-    if not PG_URL:
-        pytest.skip("TEST_DATABASE_URL not set: PostgreSQL tests skipped")
-    url, name = _fresh_postgres_database()
-    yield url
-    db.get_engine(url).dispose()
-    _drop_postgres_database(name)
 
 
 def _tables(url: str) -> set[str]:

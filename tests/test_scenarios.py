@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from app.errors import Conflict
 from app.pricing.models import PriceItem, PriceSource
 from app.pricing.repository import NewPrice, record_price
+from app.pricing.snapshot import load_snapshot
 from app.scenarios import schemas, service
 from app.scenarios.examples import EXAMPLES
 from app.scenarios.models import Scenario
@@ -110,6 +111,7 @@ def test_fork_copies_and_changes_without_touching_the_original(client: TestClien
 
 
 def test_pinned_date_keeps_numbers_after_prices_are_refreshed(session: Session) -> None:
+    load_snapshot(session)
     saved = service.save(session, ScenarioCreate(name="pin", inputs=TcoRequest(nodes=8)),
                          today=date(2026, 11, 30))
     before = service.compute(session, saved)
@@ -134,6 +136,7 @@ def test_pinned_date_keeps_numbers_after_prices_are_refreshed(session: Session) 
 def test_a_backfilled_price_does_not_change_a_saved_link(session: Session) -> None:
     """A price learnt after saving, even one effective before the pinned date, is not used for
     the saved scenario (it reads prices as known when saved); a live workspace uses it."""
+    load_snapshot(session)
     saved = service.save(session, ScenarioCreate(name="pin", inputs=TcoRequest(nodes=8)),
                          today=date(2026, 11, 30))
     before = service.compute(session, saved)
@@ -152,11 +155,11 @@ def test_a_backfilled_price_does_not_change_a_saved_link(session: Session) -> No
     assert od == pytest.approx(8 * 50 * 17_520)  # 8 nodes × $50 × 17,520 h
 
 
-def test_examples_are_seeded_once_with_stable_ids(session: Session) -> None:
-    assert service.seed_examples(session) == 0  # the app seeded them at start-up
-    ids = [s.share_id for _, s in service.examples(session)]
+def test_examples_are_seeded_once_with_stable_ids(app_session: Session) -> None:
+    assert service.seed_examples(app_session) == 0  # the app seeded them at start-up
+    ids = [s.share_id for _, s in service.examples(app_session)]
     assert ids == [e.share_id for e in EXAMPLES]
-    count = len(list(session.scalars(select(Scenario).where(Scenario.share_id.in_(ids)))))
+    count = len(list(app_session.scalars(select(Scenario).where(Scenario.share_id.in_(ids)))))
     assert count == len(EXAMPLES)
 
 
@@ -363,6 +366,7 @@ def test_methodology_page_has_every_anchor_the_results_link_to(client: TestClien
 
 
 def test_fork_service_keeps_name_and_pins(session: Session) -> None:
+    load_snapshot(session)
     base = service.save(session, ScenarioCreate(name="b", inputs=TcoRequest(nodes=2)),
                         today=date(2026, 11, 30))
     child = service.fork(session, base.share_id, ScenarioFork(name="c"))
@@ -402,10 +406,10 @@ def test_openapi_lists_the_scenario_endpoints(client: TestClient) -> None:
 
 
 def test_saving_without_prices_for_the_date_is_refused_and_leaves_no_row(
-        client: TestClient, session: Session) -> None:
+        client: TestClient, app_session: Session) -> None:
     # No H100 price of any kind is recorded before p5's launch on 2023-07-26.
     r = client.post("/api/v1/scenarios",
                     json={"name": "too-early", "inputs": {"as_of": "2020-01-01"}})
     assert r.status_code == 422
     assert r.json()["errors"][0]["field"] == "gpu_model"
-    assert session.scalar(select(Scenario).where(Scenario.name == "too-early")) is None
+    assert app_session.scalar(select(Scenario).where(Scenario.name == "too-early")) is None

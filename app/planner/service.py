@@ -130,9 +130,17 @@ class _Prices:
         self.used[point.id] = point
         return point
 
-    def all(self, **filters: object) -> list[PricePoint]:
-        """Every point in force for the filters (e.g. each reserved variant, each provider)."""
-        return price_book(self.session, as_of_instant(self.as_of)).find(**filters)
+    def offers(self, **filters: object) -> list[PricePoint]:
+        """Every offer in force for the filters (e.g. each reserved variant, each provider),
+        market observations left out: the rows a way of paying may be priced from."""
+        return price_book(self.session, as_of_instant(self.as_of)).offers(**filters)
+
+    def offer(self, **filters: object) -> PricePoint | None:
+        """The first offer in force for the filters (as `get`, for a way of paying)."""
+        found = self.offers(**filters)
+        if found:
+            self.used[found[0].id] = found[0]
+        return found[0] if found else None
 
     def mark_used(self, point: PricePoint) -> None:
         self.used[point.id] = point
@@ -227,7 +235,7 @@ def _aws_terms(prices: _Prices, req: PlanRequest, key: str, pay: str) -> Payment
         months = TERM_MONTHS[pay]
         option = PurchaseOption.reserved if pay.startswith("aws_reserved") \
             else PurchaseOption.compute_savings_plan
-        p = cheapest_variant(prices.all(**base, purchase_option=option, term_months=months),
+        p = cheapest_variant(prices.offers(**base, purchase_option=option, term_months=months),
                              months)
         if p is None:
             return None
@@ -238,11 +246,11 @@ def _aws_terms(prices: _Prices, req: PlanRequest, key: str, pay: str) -> Payment
         return PaymentTerms(pay, label + ")", key, _per_gpu(p), upfront,
                             months * HOURS_PER_MONTH, 1.0, fabric_key=fkey)
     if pay == "aws_spot":
-        p = prices.get("payments", **{**base, "kind": PriceKind.spot})
+        p = prices.offer(**{**base, "kind": PriceKind.spot})
     else:
         option = PurchaseOption.capacity_block if pay == "aws_capacity_block" \
             else PurchaseOption.on_demand
-        p = prices.get("payments", **base, purchase_option=option)
+        p = prices.offer(**base, purchase_option=option)
     if p is None:
         return None
     inc = CAPACITY_BLOCK_HOURS if pay == "aws_capacity_block" else PER_SECOND_HOURS
@@ -258,8 +266,8 @@ def _gpu_cloud_terms(prices: _Prices, req: PlanRequest, key: str, pay: str
     costed as a 1-month commitment, as the TCO engine does); spot: reclaims at
     spot_interruption_per_node_hour (default: AWS Spot Advisor's top band, see above)."""
     out = []
-    points = prices.all(kind=PriceKind.gpu_cloud, gpu_model=key,
-                        purchase_option=GPU_CLOUD_OPTIONS[pay])
+    points = prices.offers(kind=PriceKind.gpu_cloud, gpu_model=key,
+                           purchase_option=GPU_CLOUD_OPTIONS[pay])
     for p in sorted(points, key=lambda q: (q.item.provider or "", q.item.item_key)):
         prices.mark_used(p)
         provider = p.item.provider or "gpu cloud"

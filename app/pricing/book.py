@@ -45,6 +45,10 @@ class PriceBook:
             self._found[wanted] = found
         return list(found)
 
+    def offers(self, **filters: Any) -> list[PricePoint]:
+        """`find`, without market observations: the rows a way of paying may be priced from."""
+        return [p for p in self.find(**filters) if p.item.is_offer]
+
 
 _books: OrderedDict[Hashable, PriceBook] = OrderedDict()
 _lock = threading.Lock()

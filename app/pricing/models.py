@@ -96,6 +96,13 @@ class PriceSource(Base):
     __table_args__ = (UniqueConstraint("name", "retrieved_at"),)
 
 
+# `category` of a row that records a market statistic over several offers ("lowest spot seen
+# on specialised clouds", a median, a typical rate), not an offer anyone can rent: the price
+# browser lists it, but no TCO or planner option is ever priced from it
+# (see pricing_data/README.md, "Market observations").
+MARKET_OBSERVATION = "market_observation"
+
+
 class PriceItem(Base):
     __tablename__ = "price_item"
 
@@ -122,6 +129,11 @@ class PriceItem(Base):
     part_number: Mapped[str | None] = mapped_column(String(64))
 
     points: Mapped[list["PricePoint"]] = relationship(back_populates="item")
+
+    @property
+    def is_offer(self) -> bool:
+        """Whether someone can actually pay this price (False for a market observation)."""
+        return self.category != MARKET_OBSERVATION
 
     # The browser and the TCO engine filter on these before resolving each item's point.
     __table_args__ = (

@@ -86,6 +86,10 @@ class _Prices:
         """Points in force matching `filters` (None matches anything), in the store's order."""
         return price_book(self.session, as_of_instant(self.as_of)).find(**filters)
 
+    def offers(self, **filters: Any) -> list[PricePoint]:
+        """`find` without market observations: what a rental option may be priced from."""
+        return price_book(self.session, as_of_instant(self.as_of)).offers(**filters)
+
     def point(self, **filters: Any) -> PricePoint | None:
         found = self.find(**filters)
         if not found:
@@ -98,8 +102,9 @@ class _Prices:
 
     def cheapest_per_node(self, gpus_per_node: int, **filters: Any) -> PricePoint | None:
         """The cheapest row in force for whole nodes of `gpus_per_node` GPUs (rows without a
-        GPU count are taken as whole nodes): e.g. the cheapest availability zone for spot."""
-        points = [p for p in self.find(**filters) if p.item.gpu_count in (None, gpus_per_node)]
+        GPU count are taken as whole nodes): e.g. the cheapest availability zone for spot.
+        Only offers: every caller prices a rental from it."""
+        points = [p for p in self.offers(**filters) if p.item.gpu_count in (None, gpus_per_node)]
         if not points:
             return None
         best = min(points, key=lambda p: p.amount)
@@ -350,7 +355,7 @@ def _add_gpu_clouds(req: TcoRequest, prices: _Prices, built: _Built) -> None:
         quotes = [(q.provider, q.purchase_option, q.term_months, q.usd_per_gpu_hour)
                   for q in prices.overrides.gpu_clouds]
     else:
-        points = prices.find(kind=PriceKind.gpu_cloud, gpu_model=req.gpu_model)
+        points = prices.offers(kind=PriceKind.gpu_cloud, gpu_model=req.gpu_model)
         quotes = []
         for p in points:
             prices.used[p.item.item_key] = PriceUsed(
