@@ -13,6 +13,7 @@ from fastapi.staticfiles import StaticFiles
 from app import migrate
 from app.db import session_scope
 from app.errors import PROBLEM_RESPONSES, install_error_handlers
+from app.hardware.routes import router as hardware_router
 from app.middleware import BodySizeLimit, CsrfGuard, SecurityHeaders
 from app.planner.routes import pages as planner_pages
 from app.planner.routes import router as planner_router
@@ -85,6 +86,7 @@ def create_app() -> FastAPI:
     app.include_router(planner_router, responses=PROBLEM_RESPONSES, dependencies=compute)
     app.include_router(planner_pages)
     app.include_router(pricing_router, responses=PROBLEM_RESPONSES)
+    app.include_router(hardware_router, responses=PROBLEM_RESPONSES)
     app.include_router(pricing_write_router, responses=PROBLEM_RESPONSES)
     app.include_router(price_pages_router)
     app.include_router(scenarios_router, responses=PROBLEM_RESPONSES)

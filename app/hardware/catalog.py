@@ -1,11 +1,15 @@
 """Load the hardware catalog (GPUs, fabrics) from CSV into the throughput model's dataclasses.
 
 Not pure: reads files. The model in app.modelling.throughput never touches the filesystem.
+Each row's `source` and `source_date` are kept beside the specs (`gpu_sources`,
+`fabric_sources`) for the catalog API; the model's dataclasses do not carry them.
 """
 
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
+from datetime import date
 from functools import cache
 from pathlib import Path
 
@@ -21,6 +25,32 @@ def _rows(path: Path) -> list[dict[str, str]]:
 
 def _bool(text: str) -> bool:
     return text.strip().lower() in {"true", "1", "yes"}
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where one catalog row's figures come from, and the date they were taken."""
+
+    source: str
+    source_date: date
+
+
+def _provenance(path: Path) -> dict[str, Provenance]:
+    return {r["name"]: Provenance(source=r["source"],
+                                  source_date=date.fromisoformat(r["source_date"]))
+            for r in _rows(path)}
+
+
+@cache
+def gpu_sources(data_dir: Path = DATA_DIR) -> dict[str, Provenance]:
+    """Each GPU's source and source date, keyed by name (same keys as `load_gpus`)."""
+    return _provenance(data_dir / "gpus.csv")
+
+
+@cache
+def fabric_sources(data_dir: Path = DATA_DIR) -> dict[str, Provenance]:
+    """Each fabric's source and source date, keyed by name (same keys as `load_fabrics`)."""
+    return _provenance(data_dir / "fabrics.csv")
 
 
 @cache
@@ -52,6 +82,11 @@ def load_fabrics(data_dir: Path = DATA_DIR) -> dict[str, FabricSpec]:
             default_loss_rate=float(r["default_loss_rate"]),
         )
     return out
+
+
+def short_name(gpu_name: str) -> str:
+    """The GPU as the pricing store spells it: "H100 SXM 80GB" -> "H100"."""
+    return gpu_name.split()[0]
 
 
 def gpu(name: str) -> GpuSpec:

@@ -6,7 +6,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
 
-from app.hardware.catalog import load_fabrics, load_gpus
+from app.hardware.catalog import load_fabrics, load_gpus, short_name
 from app.modelling.throughput import PRESETS
 
 PaymentKey = Literal["buy", "colo", "aws_on_demand", "aws_reserved_1y", "aws_reserved_3y",
@@ -29,7 +29,7 @@ SEED_CASE_TOKENS = 31e9
 
 def gpu_keys() -> dict[str, str]:
     """Short GPU names (as the pricing store spells them: "H100") -> catalog names."""
-    return {name.split()[0]: name for name in load_gpus()}
+    return {short_name(name): name for name in load_gpus()}
 
 
 def scale_out_fabrics() -> list[str]:
