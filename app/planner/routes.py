@@ -1,10 +1,10 @@
 """Planner endpoints: POST /api/v1/plan (JSON), GET /planner (page or htmx results block)
 and GET /planner/option/{id} (one option's breakdown beside the winner, an htmx fragment)."""
 
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Body, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
@@ -15,7 +15,14 @@ from app.db import DbSession
 from app.errors import AppError, NotFound
 from app.modelling.throughput import PRESETS
 from app.planner.charts import breakdown_figure, time_cost_figure
-from app.planner.schemas import ALL_PAYMENTS, PlanRequest, PlanResponse, gpu_keys, scale_out_fabrics
+from app.planner.schemas import (
+    ALL_PAYMENTS,
+    PLAN_REQUEST_EXAMPLES,
+    PlanRequest,
+    PlanResponse,
+    gpu_keys,
+    scale_out_fabrics,
+)
 from app.planner.service import (
     LABELS,
     compute_plan,
@@ -35,7 +42,8 @@ BLANK_IS_NONE = ("budget_usd", "budget_usd_per_month", "colo_usd_per_kw_month")
 
 
 @router.post("/plan", response_model=PlanResponse)
-async def post_plan(req: PlanRequest) -> Response:
+async def post_plan(
+        req: Annotated[PlanRequest, Body(openapi_examples=PLAN_REQUEST_EXAMPLES)]) -> Response:
     """Cheapest cluster and way of paying that trains `total_tokens` by the deadline within
     the budget: ranked options, the time-vs-cost frontier and why the winner wins."""
     body = await cache.priced(cache.request_key("plan", req),

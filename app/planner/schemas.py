@@ -3,6 +3,7 @@
 from datetime import date
 from typing import Literal
 
+from fastapi.openapi.models import Example
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.config import JsonDict
 
@@ -167,6 +168,45 @@ class PlanRequest(BaseModel):
                 raise ValueError(f"switch price for {name} must be between 0 and 10,000,000")
         return v
 
+
+
+# Named request examples shown in the OpenAPI document; tests/test_openapi_examples.py posts
+# every one and expects 2xx. One planner search takes about a second: keep the grids small.
+# FastAPI drops null values from examples: a null (e.g. no monthly budget) cannot be shown.
+PLAN_REQUEST_EXAMPLES: dict[str, Example] = {
+    "seed_case_48h": {
+        "summary": "A 90B model in 48 h within $500K a month (the seed case study)",
+        "description": "31B tokens, fp8, H100 or H200, 16 to 64 nodes, every way of paying; "
+                       "year of work at 95% utilization.",
+        "value": {"model": "seed-90b", "total_tokens": 31e9, "global_batch_seqs": 2048,
+                  "precision": "fp8", "deadline_hours": 48, "budget_usd_per_month": 500_000,
+                  "mode": "year_of_work", "utilization": 0.95, "gpu_types": ["H100", "H200"],
+                  "node_counts": [16, 32, 64], "fabrics": ["InfiniBand NDR", "RoCEv2 tuned"]},
+    },
+    "single_run_budget": {
+        "summary": "Llama 3 70B, 2T tokens in 30 days, one run under $6M and $3M a month, "
+                   "prices as of a date",
+        "value": {"model": "llama3-70b", "total_tokens": 2e12, "global_batch_seqs": 1024,
+                  "precision": "bf16", "deadline_hours": 720, "mode": "single_run",
+                  "budget_usd": 6_000_000, "budget_usd_per_month": 3_000_000,
+                  "gpu_types": ["H100", "H200", "B200"], "node_counts": [32, 64, 128],
+                  "fabrics": ["InfiniBand NDR"],
+                  "payments": ["aws_on_demand", "aws_capacity_block", "gpu_cloud",
+                               "gpu_cloud_committed"],
+                  "as_of": "2026-11-30", "max_options": 20},
+    },
+    "buy_with_own_prices": {
+        "summary": "Buy or colocate vs a 1-year reservation, with your GPU quote and colo rate",
+        "value": {"model": "seed-70b", "total_tokens": 1e12, "deadline_hours": 2000,
+                  "mode": "year_of_work", "utilization": 0.9, "gpu_types": ["H100"],
+                  "node_counts": [32, 64], "fabrics": ["InfiniBand NDR"],
+                  "payments": ["buy", "colo", "aws_reserved_1y"],
+                  "colo_usd_per_kw_month": 180, "owned_life_months": 48,
+                  "resale_fraction": 0.2,
+                  "overrides": [{"payment": "buy", "gpu": "H100",
+                                 "upfront_usd_per_gpu": 24_000}]},
+    },
+}
 
 class OptionOut(BaseModel):
     id: int = Field(description="Candidate index; GET /planner/option/{id} explains it")

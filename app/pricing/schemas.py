@@ -4,6 +4,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Annotated, Any, ClassVar, Literal
 
+from fastapi.openapi.models import Example
 from pydantic import (
     AwareDatetime,
     BaseModel,
@@ -176,3 +177,32 @@ class PriceCreate(BaseModel):
 
     def identity(self) -> dict[str, Any]:
         return {n: getattr(self, n) for n in self.IDENTITY}
+
+
+# Named request examples shown in the OpenAPI document (POST /api/v1/prices);
+# tests/test_openapi_examples.py pushes every one with a `prices:write` key and expects 2xx.
+PRICE_CREATE_EXAMPLES: dict[str, Example] = {
+    "gpu_cloud_committed_quote": {
+        "summary": "A GPU cloud's quote: H200 for a 1-year term, from next month",
+        "description": "A new item (the identity fields say what is priced); pushing the "
+                       "same body again answers 200 and writes nothing.",
+        "value": {"kind": "gpu_cloud", "name": "Lambda H200 SXM, 1-year reserved",
+                  "unit": "usd_per_gpu_hour", "provider": "lambda", "region": "global",
+                  "gpu_model": "H200", "purchase_option": "committed", "term_months": 12,
+                  "amount": "2.29", "effective_from": "2027-01-01T00:00:00Z",
+                  "retrieved_at": "2026-11-28T15:30:00Z",
+                  "source_name": "Lambda quote Q-2026-1187",
+                  "note": "8x H200 SXM nodes with InfiniBand, billed monthly"},
+    },
+    "switch_price_update": {
+        "summary": "An equipment vendor's new price for a catalogued switch, with its range",
+        "description": "The same identity as the snapshot's Quantum-2 switch: the new point "
+                       "closes the previous one from `effective_from`.",
+        "value": {"kind": "equipment",
+                  "name": "NVIDIA Quantum-2 QM9790 64-port NDR InfiniBand switch",
+                  "unit": "usd_each", "provider": "nvidia", "category": "ib_switch",
+                  "power_w": 1720, "amount": "27500", "low": "25000", "high": "31000",
+                  "effective_from": "2027-01-01T00:00:00Z",
+                  "source_name": "Reseller quote RQ-5521"},
+    },
+}

@@ -4,9 +4,9 @@ One request is one transaction: the source, the item, the new point, the closing
 previous point and the audit entry commit together or not at all."""
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Body, Request, Response
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -18,7 +18,7 @@ from app.db import DbSession
 from app.errors import Conflict
 from app.pricing import repository
 from app.pricing.models import PriceItem, PricePoint, SourceKind
-from app.pricing.schemas import PriceCreate, PriceRow
+from app.pricing.schemas import PRICE_CREATE_EXAMPLES, PriceCreate, PriceRow
 from app.pricing.service import to_row
 
 router = APIRouter(prefix="/api/v1", tags=["prices"])
@@ -65,7 +65,8 @@ def _push(session: Session,
 @router.post("/prices", response_model=PriceRow, status_code=201,
              responses={200: {"model": PriceRow,
                               "description": "The same price was already in force: unchanged"}})
-def create_price(new: PriceCreate, request: Request, response: Response,
+def create_price(new: Annotated[PriceCreate, Body(openapi_examples=PRICE_CREATE_EXAMPLES)],
+                 request: Request, response: Response,
                  key: ApiKey = require_scope("prices:write"),
                  session: Session = DbSession) -> PriceRow:
     """Record a price (needs the `prices:write` scope). 201 with the new point; 200 with the

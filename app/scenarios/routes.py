@@ -1,13 +1,21 @@
 """JSON API for saved scenarios: create, read by share id, fork, export."""
 
-from fastapi import APIRouter, Path, Request
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Path, Request
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
 from app.db import DbSession
 from app.scenarios import service
 from app.scenarios.report import MEDIA_TYPES, ExportFile
-from app.scenarios.schemas import ScenarioCreate, ScenarioFork, ScenarioOut
+from app.scenarios.schemas import (
+    SCENARIO_CREATE_EXAMPLES,
+    SCENARIO_FORK_EXAMPLES,
+    ScenarioCreate,
+    ScenarioFork,
+    ScenarioOut,
+)
 
 router = APIRouter(prefix="/api/v1/scenarios", tags=["scenarios"])
 
@@ -28,7 +36,9 @@ ShareId = Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$",
 
 
 @router.post("", response_model=ScenarioOut, status_code=201)
-def create_scenario(new: ScenarioCreate, session: Session = DbSession) -> ScenarioOut:
+def create_scenario(
+        new: Annotated[ScenarioCreate, Body(openapi_examples=SCENARIO_CREATE_EXAMPLES)],
+        session: Session = DbSession) -> ScenarioOut:
     """Save an immutable scenario; a blank `inputs.as_of` is pinned to today (UTC)."""
     return service.to_out(session, service.save(session, new))
 
@@ -40,7 +50,8 @@ def get_scenario(share_id: str = ShareId, session: Session = DbSession) -> Scena
 
 
 @router.post("/{share_id}/fork", response_model=ScenarioOut, status_code=201)
-def fork_scenario(change: ScenarioFork, share_id: str = ShareId,
+def fork_scenario(change: Annotated[ScenarioFork, Body(openapi_examples=SCENARIO_FORK_EXAMPLES)],
+                  share_id: str = ShareId,
                   session: Session = DbSession) -> ScenarioOut:
     """Save a new scenario from this one with some inputs changed; the original never changes."""
     return service.to_out(session, service.fork(session, share_id, change))

@@ -2,13 +2,15 @@
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path
+from fastapi import APIRouter, Body, Path
 from fastapi.responses import Response
 from sqlalchemy.orm import Session
 
 from app import cache
 from app.db import DbSession
 from app.tco.schemas import (
+    TCO_REQUEST_EXAMPLES,
+    TCO_SWEEP_REQUEST_EXAMPLES,
     ExampleResult,
     ExampleSummary,
     TcoRequest,
@@ -22,7 +24,8 @@ router = APIRouter(prefix="/api/v1", tags=["tco"])
 
 
 @router.post("/tco", response_model=TcoResponse)
-async def post_tco(req: TcoRequest) -> Response:
+async def post_tco(
+        req: Annotated[TcoRequest, Body(openapi_examples=TCO_REQUEST_EXAMPLES)]) -> Response:
     """Every way to pay for the cluster that the prices allow: monthly flows, totals, NPV,
     break-even utilization and month, sensitivity and Monte Carlo."""
     body = await cache.priced(cache.request_key("tco", req),
@@ -31,8 +34,9 @@ async def post_tco(req: TcoRequest) -> Response:
 
 
 @router.post("/tco/sweep", response_model=TcoSweepResponse)
-def post_tco_sweep(req: TcoSweepRequest,
-                   session: Session = DbSession) -> TcoSweepResponse:
+def post_tco_sweep(
+        req: Annotated[TcoSweepRequest, Body(openapi_examples=TCO_SWEEP_REQUEST_EXAMPLES)],
+        session: Session = DbSession) -> TcoSweepResponse:
     """PV of every option over a utilization × horizon grid, and the cheapest in each cell
     (mixed strategies excluded: they depend on the whole profile)."""
     return compute_sweep(session, req)

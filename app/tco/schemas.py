@@ -9,6 +9,7 @@ with a documented default and source (app/tco/defaults.py).
 from datetime import date
 from typing import Annotated, Literal
 
+from fastapi.openapi.models import Example
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from app.tco.defaults import GPUS_PER_NODE, NICS_PER_NODE, SWITCH_RADIX
@@ -307,3 +308,59 @@ class TcoSweepResponse(BaseModel):
     npv_usd: list[list[list[float]]] = Field(description="[option][utilization][horizon]")
     cheapest: list[list[str]] = Field(description="[utilization][horizon] → option key")
     omitted: list[OmittedOption]
+
+
+# Named request examples shown in the OpenAPI document (POST /api/v1/tco and /tco/sweep);
+# tests/test_openapi_examples.py posts every one and expects 2xx.
+TCO_REQUEST_EXAMPLES: dict[str, Example] = {
+    "h100_3_years_80_percent": {
+        "summary": "8 H100 nodes for 3 years at 80%",
+        "description": "64 H100 GPUs, 80% of GPU-hours used (many jobs sharing the cluster), "
+                       "priced with the store's prices in force today.",
+        "value": {"nodes": 8, "gpu_model": "H100", "months": 36, "utilization": 0.8,
+                  "region": "us-east-1"},
+    },
+    "schedule_8h_5d": {
+        "summary": "A schedule profile: 8 h x 5 days",
+        "description": "The whole cluster busy 8 hours a day, 5 days a week (40 of 168 hours, "
+                       "24%); renting pays only for those hours.",
+        "value": {"nodes": 8, "gpu_model": "H100", "months": 36,
+                  "profile": {"kind": "schedule", "hours_per_day": 8, "days_per_week": 5,
+                              "node_fraction": 1.0}},
+    },
+    "ramp_up_series": {
+        "summary": "A ramp-up: 4 nodes, utilization month by month for a year",
+        "value": {"nodes": 4, "gpu_model": "H100", "months": 12,
+                  "profile": {"kind": "series", "monthly_utilization": [
+                      0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.9, 0.9, 0.9, 0.9]}},
+    },
+    "own_quotes_as_of": {
+        "summary": "Your own quotes over the store's, prices as of a date",
+        "description": "`prices` replaces the store's figures (a GPU quote, power, a GPU "
+                       "cloud's 1-year contract); everything else comes from the store as of "
+                       "`as_of`, so the answer stays the same later.",
+        "value": {"nodes": 16, "gpu_model": "H100", "months": 24, "utilization": 0.9,
+                  "as_of": "2026-11-30",
+                  "prices": {"gpu_usd_each": 24000, "electricity_usd_per_kwh": 0.11,
+                             "gpu_clouds": [{"provider": "lambda",
+                                             "purchase_option": "committed",
+                                             "term_months": 12, "usd_per_gpu_hour": 2.1}]},
+                  "assumptions": {"discount_rate_annual": 0.1, "monte_carlo_draws": 500}},
+    },
+}
+
+TCO_SWEEP_REQUEST_EXAMPLES: dict[str, Example] = {
+    "h100_grid": {
+        "summary": "8 H100 nodes: cheapest option per utilization and horizon",
+        "value": {"tco": {"nodes": 8, "gpu_model": "H100"},
+                  "utilizations": [0.2, 0.4, 0.6, 0.8, 1.0],
+                  "horizons_months": [12, 24, 36, 48]},
+    },
+    "h200_own_power_price": {
+        "summary": "32 H200 nodes with your electricity price, prices as of a date",
+        "value": {"tco": {"nodes": 32, "gpu_model": "H200", "as_of": "2026-11-30",
+                          "prices": {"electricity_usd_per_kwh": 0.08}},
+                  "utilizations": [0.25, 0.5, 0.75, 1.0],
+                  "horizons_months": [12, 36, 60]},
+    },
+}

@@ -1,10 +1,10 @@
 """Throughput: JSON API and the page."""
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Body, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import ValidationError
 
@@ -14,6 +14,8 @@ from app.hardware import catalog
 from app.modelling.throughput import PRESETS
 from app.throughput.charts import memory_figure, scaling_figure, step_figure
 from app.throughput.schemas import (
+    KV_CACHE_REQUEST_EXAMPLES,
+    THROUGHPUT_REQUEST_EXAMPLES,
     KvCacheRequest,
     KvCacheResponse,
     ModelInput,
@@ -32,7 +34,9 @@ FORM_FIELDS = ("preset", "gpu", "nodes", "scale_out_fabric", "oversubscription",
 
 
 @router.post("/throughput", response_model=ThroughputResponse)
-def post_throughput(req: ThroughputRequest) -> Response:
+def post_throughput(
+        req: Annotated[ThroughputRequest, Body(openapi_examples=THROUGHPUT_REQUEST_EXAMPLES)],
+) -> Response:
     """Step time, memory, MFU, tokens/day, goodput and time to train for one cluster, plus
     the throughput-vs-GPU-count curve on several scale-out fabrics. Pure computation."""
     body = cache.remember(("throughput", req.model_dump_json()),
@@ -41,7 +45,9 @@ def post_throughput(req: ThroughputRequest) -> Response:
 
 
 @router.post("/kv-cache", response_model=KvCacheResponse)
-def post_kv_cache(req: KvCacheRequest) -> KvCacheResponse:
+def post_kv_cache(
+        req: Annotated[KvCacheRequest, Body(openapi_examples=KV_CACHE_REQUEST_EXAMPLES)],
+) -> KvCacheResponse:
     """Inference KV-cache memory for a context, and the GPUs context parallelism needs."""
     return compute_kv_cache(req)
 

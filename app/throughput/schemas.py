@@ -2,6 +2,7 @@
 
 from typing import Literal
 
+from fastapi.openapi.models import Example
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Strict = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -168,3 +169,46 @@ class KvCacheResponse(BaseModel):
     gpus_needed: int
     tensor_parallel: int
     context_parallel: int
+
+
+# Named request examples shown in the OpenAPI document; tests/test_openapi_examples.py posts
+# every one and expects 2xx. GPU and fabric names: GET /api/v1/hardware/gpus and /fabrics.
+# FastAPI drops null values from examples, so none can show a custom shape (`preset: null`).
+THROUGHPUT_REQUEST_EXAMPLES: dict[str, Example] = {
+    "llama3_70b_64_h100_ndr": {
+        "summary": "Llama 3 70B on 64 H100 over InfiniBand NDR, 2T tokens",
+        "description": "Every layout (TP x PP x DP x CP) is searched; the answer has the "
+                       "fastest one that fits, and the scaling curve on four fabrics.",
+        "value": {"model": {"preset": "llama3-70b"}, "gpu": "H100 SXM 80GB", "nodes": 8,
+                  "scale_out_fabric": "InfiniBand NDR", "precision": "bf16",
+                  "global_batch_seqs": 512, "total_tokens": 2e12},
+    },
+    "llama3_8b_fixed_layout": {
+        "summary": "Llama 3 8B on 32 H200 over tuned RoCE, fp8, a fixed layout (pure DP)",
+        "value": {"model": {"preset": "llama3-8b"}, "gpu": "H200 SXM 141GB", "nodes": 4,
+                  "scale_out_fabric": "RoCEv2 tuned", "precision": "fp8",
+                  "layout": {"tp": 1, "pp": 1, "dp": 32, "microbatch": 1},
+                  "global_batch_seqs": 256, "total_tokens": 1.5e13,
+                  "scaling_fabrics": ["RoCEv2 tuned", "InfiniBand NDR"],
+                  "scaling_nodes": [1, 2, 4, 8, 16]},
+    },
+    "lossy_fabric": {
+        "summary": "Llama 2 70B on 128 H100 over untuned RoCE losing 0.1% of packets",
+        "value": {"model": {"preset": "llama2-70b"}, "gpu": "H100 SXM 80GB", "nodes": 16,
+                  "scale_out_fabric": "RoCEv2 untuned", "packet_loss_rate": 0.001,
+                  "oversubscription": 2.0, "scaling_fabrics": [], "scaling_nodes": []},
+    },
+}
+
+KV_CACHE_REQUEST_EXAMPLES: dict[str, Example] = {
+    "llama2_7b_1m_h200": {
+        "summary": "Llama 2 7B with a 1M-token context on H200 (the defaults)",
+        "value": {"model": {"preset": "llama2-7b"}, "context_tokens": 1_048_576, "batch": 1,
+                  "gpu": "H200 SXM 141GB", "bytes_per_element": 2},
+    },
+    "llama3_70b_128k_fp8": {
+        "summary": "Llama 3 70B, 8 sequences of 128K tokens, fp8 cache, on H100",
+        "value": {"model": {"preset": "llama3-70b"}, "context_tokens": 131_072, "batch": 8,
+                  "gpu": "H100 SXM 80GB", "bytes_per_element": 1},
+    },
+}
