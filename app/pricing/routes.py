@@ -17,7 +17,9 @@ def list_prices(query: Annotated[PriceQuery, Query()],
                 session: Session = DbSession) -> PricePage:
     """Prices in force at `as_of` (default today), one per item, with source and date,
     $/GPU-hour and effective hourly (upfront spread over the term). Same filters as the
-    /prices page and /prices.csv."""
+    /prices page and /prices.csv. Paged by `limit` and `offset` (`total` counts all matching
+    rows); ties in the sort are broken by item key, so pages do not overlap. Pin `as_of` when
+    paging, so that the default (today, UTC) cannot move between two pages."""
     return service.browse(session, query)
 
 

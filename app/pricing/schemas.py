@@ -40,7 +40,9 @@ class PriceQuery(BaseModel):
     sort: SortKey = "kind"
     order: Literal["asc", "desc"] = "asc"
     limit: int = Field(100, ge=1, le=1000, description="Rows per page (1 to 1,000)")
-    offset: int = Field(0, ge=0, le=1_000_000)
+    offset: int = Field(0, ge=0, le=1_000_000,
+                        description="Rows to skip: page n (from 0) is offset = n × limit; "
+                                    "`total` in the answer counts every matching row")
 
     @model_validator(mode="before")
     @classmethod
