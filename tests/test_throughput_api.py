@@ -84,3 +84,20 @@ def test_page_renders_and_fragment_updates(client: TestClient) -> None:
     bad = client.get("/throughput", params={"nodes": "-2"})
     assert bad.status_code == 422
     assert "<b>nodes</b>" in bad.text
+
+
+def test_shape_fields_make_a_custom_model_and_clash_with_a_preset(client: TestClient) -> None:
+    shape = {"layers": 40, "hidden": 5120, "ffn": 13824, "heads": 40, "kv_heads": 40,
+             "vocab": 32000, "seq_len": 4096}
+    custom = client.post("/api/v1/throughput", json={"model": shape, "nodes": 4})
+    preset = client.post("/api/v1/throughput", json={"model": {"preset": "llama3-70b"},
+                                                     "nodes": 4})
+    assert custom.status_code == 200, custom.text
+    # 12·L·h² ≈ 12 × 40 × 5120² ≈ 12.6e9 parameters, not the 70B preset's.
+    assert custom.json()["params"] < 20e9 < preset.json()["params"]
+    both = client.post("/api/v1/throughput", json={"model": {**shape, "preset": "llama3-8b"}})
+    assert both.status_code == 422
+    assert "not both" in both.text
+    partial = client.post("/api/v1/throughput", json={"model": {"layers": 40}})
+    assert partial.status_code == 422
+    assert "hidden" in partial.text

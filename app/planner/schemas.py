@@ -86,8 +86,9 @@ class PlanRequest(BaseModel):
     budget_usd_per_month: float | None = Field(500_000.0, ge=1, le=1e11)
     mode: Literal["single_run", "year_of_work"] = "year_of_work"
     utilization: float = Field(
-        0.95, gt=0, le=1,
-        description="Year of work: busy share of an owned/reserved cluster (seed 000: 95%)")
+        0.95, ge=0.01, le=1,
+        description="Year of work: busy share of an owned/reserved cluster (seed 000: 95%); at "
+                    "least 1% (below that a year of work needs astronomically many terms)")
     gpu_types: list[str] = Field(default_factory=lambda: ["H100", "H200"], min_length=1,
                                  max_length=7, json_schema_extra=_items(_NAME_ITEM))
     node_counts: list[int] = Field(

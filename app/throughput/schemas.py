@@ -9,11 +9,13 @@ Strict = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class ModelInput(BaseModel):
-    """A preset name, or a full dense-decoder shape (then every shape field is required)."""
+    """A preset name, or a full dense-decoder shape (then every shape field is required).
+    Shape fields without a preset make a custom model; no fields at all mean `llama3-70b`."""
 
     model_config = Strict
 
-    preset: str | None = Field("llama3-70b", max_length=32, examples=["llama3-70b"])
+    preset: str | None = Field(None, max_length=32, examples=["llama3-70b"],
+                               description="Default llama3-70b when no shape field is given")
     layers: int | None = Field(None, ge=1, le=512)
     hidden: int | None = Field(None, ge=64, le=65536)
     ffn: int | None = Field(None, ge=64, le=262144)
@@ -24,12 +26,22 @@ class ModelInput(BaseModel):
 
     @model_validator(mode="after")
     def _preset_or_shape(self) -> "ModelInput":
-        shape = (self.layers, self.hidden, self.ffn, self.heads, self.kv_heads, self.vocab,
-                 self.seq_len)
-        if self.preset is None and any(v is None for v in shape):
-            raise ValueError("give a preset, or all of layers, hidden, ffn, heads, kv_heads, "
-                             "vocab and seq_len")
+        shape = {name: getattr(self, name) for name in SHAPE_FIELDS}
+        given = [name for name, v in shape.items() if v is not None]
+        if self.preset is not None and given:
+            # Before, a preset silently won over a shape sent with it.
+            raise ValueError(f"give a preset or a shape, not both (preset {self.preset!r} "
+                             f"with {', '.join(given)})")
+        if self.preset is None and not given:
+            self.preset = DEFAULT_PRESET
+        elif self.preset is None and len(given) < len(shape):
+            missing = [name for name in shape if name not in given]
+            raise ValueError(f"a custom shape needs {', '.join(missing)} too (or give a preset)")
         return self
+
+
+DEFAULT_PRESET = "llama3-70b"
+SHAPE_FIELDS = ("layers", "hidden", "ffn", "heads", "kv_heads", "vocab", "seq_len")
 
 
 class LayoutInput(BaseModel):
@@ -173,7 +185,6 @@ class KvCacheResponse(BaseModel):
 
 # Named request examples shown in the OpenAPI document; tests/test_openapi_examples.py posts
 # every one and expects 2xx. GPU and fabric names: GET /api/v1/hardware/gpus and /fabrics.
-# FastAPI drops null values from examples, so none can show a custom shape (`preset: null`).
 THROUGHPUT_REQUEST_EXAMPLES: dict[str, Example] = {
     "llama3_70b_64_h100_ndr": {
         "summary": "Llama 3 70B on 64 H100 over InfiniBand NDR, 2T tokens",
@@ -191,6 +202,15 @@ THROUGHPUT_REQUEST_EXAMPLES: dict[str, Example] = {
                   "global_batch_seqs": 256, "total_tokens": 1.5e13,
                   "scaling_fabrics": ["RoCEv2 tuned", "InfiniBand NDR"],
                   "scaling_nodes": [1, 2, 4, 8, 16]},
+    },
+    "custom_shape": {
+        "summary": "A custom 13B-class shape (no preset) on 32 H100 over InfiniBand NDR",
+        "description": "Shape fields without a preset describe your own dense decoder; all "
+                       "seven are required, and a preset sent with them is refused.",
+        "value": {"model": {"layers": 40, "hidden": 5120, "ffn": 13824, "heads": 40,
+                            "kv_heads": 40, "vocab": 32000, "seq_len": 4096},
+                  "gpu": "H100 SXM 80GB", "nodes": 4, "scale_out_fabric": "InfiniBand NDR",
+                  "total_tokens": 1e12},
     },
     "lossy_fabric": {
         "summary": "Llama 2 70B on 128 H100 over untuned RoCE losing 0.1% of packets",
